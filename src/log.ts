@@ -15,3 +15,32 @@ export const silentLogger: Logger = {
   warn() {},
   error() {},
 };
+
+const RANK = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40 } as const;
+export type LogLevelName = keyof typeof RANK;
+
+/** The daemon's logger: one line per event on stderr, human text or JSON (LOG_FORMAT=json). */
+export function createLogger(level: LogLevelName, format: "text" | "json", write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Logger {
+  const threshold = RANK[level];
+  const emit = (name: LogLevelName, message: string, fields?: LogFields): void => {
+    if (RANK[name] < threshold) return;
+    const time = new Date().toISOString();
+    if (format === "json") {
+      write(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields }));
+      return;
+    }
+    const extra = fields
+      ? Object.entries(fields)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => `${k}=${typeof v === "string" && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`)
+          .join(" ")
+      : "";
+    write(`${time} ${name.padEnd(7)} ${message}${extra ? ` ${extra}` : ""}`);
+  };
+  return {
+    debug: (m, f) => emit("DEBUG", m, f),
+    info: (m, f) => emit("INFO", m, f),
+    warn: (m, f) => emit("WARNING", m, f),
+    error: (m, f) => emit("ERROR", m, f),
+  };
+}

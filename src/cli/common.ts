@@ -1,0 +1,51 @@
+// Shared CLI plumbing: friendly output on stderr, config loading that explains every bad variable, and clean exits.
+import { createConsola } from "consola";
+import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
+import { StoreError } from "../store/database.ts";
+import { openStore, type Store } from "../store/index.ts";
+
+/** Human-facing messages go to stderr so stdout carries only data (env lines, tokens, tables). */
+export const ui = createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } });
+
+export class CliExit extends Error {
+  constructor(
+    message: string,
+    readonly code = 1,
+  ) {
+    super(message);
+  }
+}
+
+export function loadConfigOrExit(): LoadedConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new CliExit(`${error.message}\nFix the variables above (environment, ./.env or ~/.config/hermes-mcp/env) and try again.`);
+    }
+    throw error;
+  }
+}
+
+export function openStoreOrExit(path: string): Store {
+  try {
+    return openStore(path);
+  } catch (error) {
+    if (error instanceof StoreError) throw new CliExit(error.message);
+    throw error;
+  }
+}
+
+/** Runs a command body, turning expected failures into one clear line and exit code 1 (no stack traces for users). */
+export async function guarded(body: () => unknown | Promise<unknown>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    if (error instanceof CliExit) {
+      ui.error(error.message);
+      process.exit(error.code);
+    }
+    ui.error(`unexpected error: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}

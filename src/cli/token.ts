@@ -1,0 +1,63 @@
+// `hermes-mcp token create|list|revoke`: personal access tokens for clients that send a static Authorization header.
+import { defineCommand } from "citty";
+import { createPersonalToken, listPersonalTokens, PersonalTokenError, revokePersonalToken } from "../oauth/personal-tokens.ts";
+import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+
+const when = (ms: number | null): string => (ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z");
+
+function withStore<T>(body: (store: ReturnType<typeof openStoreOrExit>) => T): T {
+  const { config } = loadConfigOrExit();
+  const store = openStoreOrExit(config.dbPath);
+  try {
+    return body(store);
+  } catch (error) {
+    if (error instanceof PersonalTokenError) throw new CliExit(error.message);
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+const create = defineCommand({
+  meta: { name: "create", description: "Create a token; it is printed once, as the last line of output" },
+  args: { name: { type: "string", required: true, description: "A name to recognise it by (e.g. cursor-laptop)" } },
+  run: ({ args }) =>
+    guarded(() => {
+      const token = withStore((store) => createPersonalToken(store, args.name));
+      ui.success(`Token "${args.name}" created. It is shown only now; only its hash is stored.`);
+      ui.info("Send it as the header  Authorization: Bearer <token>  to /mcp.");
+      process.stdout.write(`${token}\n`);
+    }),
+});
+
+const list = defineCommand({
+  meta: { name: "list", description: "List tokens (name, created, last used) — never the tokens themselves" },
+  run: () =>
+    guarded(() => {
+      const tokens = withStore((store) => listPersonalTokens(store));
+      if (tokens.length === 0) {
+        ui.info("No personal access tokens. Create one with `hermes-mcp token create --name NAME`.");
+        return;
+      }
+      const rows = tokens.map((t) => [t.name, when(t.createdAt), when(t.lastUsedAt)]);
+      const widths = [0, 1, 2].map((i) => Math.max(...[["NAME", "CREATED", "LAST USED"], ...rows].map((r) => (r[i] as string).length)));
+      for (const row of [["NAME", "CREATED", "LAST USED"], ...rows]) {
+        process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()}\n`);
+      }
+    }),
+});
+
+const revoke = defineCommand({
+  meta: { name: "revoke", description: "Revoke a token by name (the running daemon refuses it at once)" },
+  args: { name: { type: "positional", required: true, description: "The token's name" } },
+  run: ({ args }) =>
+    guarded(() => {
+      withStore((store) => revokePersonalToken(store, args.name));
+      ui.success(`Token "${args.name}" revoked.`);
+    }),
+});
+
+export default defineCommand({
+  meta: { name: "token", description: "Manage personal access tokens" },
+  subCommands: { create, list, revoke },
+});

@@ -1,0 +1,41 @@
+// Parses env-file text (KEY=VALUE lines, optional `export`, quotes, comments) into a plain record.
+export interface DotenvResult {
+  values: Record<string, string>;
+  /** 1-based line numbers that were neither blank, comments, nor KEY=VALUE. */
+  badLines: number[];
+}
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function parseDotenv(text: string): DotenvResult {
+  const values: Record<string, string> = {};
+  const badLines: number[] = [];
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const body = line.startsWith("export ") ? line.slice(7).trimStart() : line;
+    const eq = body.indexOf("=");
+    const key = eq > 0 ? body.slice(0, eq).trim() : "";
+    if (!KEY.test(key)) {
+      badLines.push(index + 1);
+      return;
+    }
+    values[key] = unquote(body.slice(eq + 1).trim());
+  });
+  return { values, badLines };
+}
+
+function unquote(value: string): string {
+  const quote = value[0];
+  if ((quote === '"' || quote === "'") && value.length >= 2) {
+    const end = value.indexOf(quote, 1);
+    if (end > 0) {
+      const inner = value.slice(1, end);
+      return quote === '"' ? inner.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1") : inner;
+    }
+  }
+  // Unquoted: an inline comment starts at " #".
+  const hash = value.search(/\s#/);
+  return (hash >= 0 ? value.slice(0, hash) : value).trim();
+}

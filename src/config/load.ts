@@ -1,0 +1,189 @@
+// Builds the one validated Config from the real environment, ./.env and ~/.config/hermes-mcp/env (real env wins).
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseDotenv } from "./dotenv.ts";
+import { EnvSchema, isLoopbackHost, type LogLevel } from "./schema.ts";
+import { VERSION } from "../version.ts";
+
+export interface Config {
+  version: string;
+  bind: { host: string; port: number };
+  /** Public base URL of this bridge, no trailing slash (RFC 8414 §2: issuer compared byte for byte). */
+  issuerUrl: string;
+  issuerIsDefault: boolean;
+  /** The protected resource: `<issuer>/mcp` (RFC 8707 audience). */
+  resourceUrl: string;
+  /** Host names (no port, lower case) accepted in Host headers besides loopback names. */
+  allowedHosts: string[];
+  staticClient: { id: string; secret: string } | null;
+  gateway: { url: string; apiKey: string | null; apiKeySource: "env" | "hermes-env" | "missing"; model: string; retries: number };
+  timeouts: { requestMs: number; jobMs: number; syncBudgetMs: number; heartbeatMs: number; maxWaitMs: number };
+  jobs: { maxConcurrent: number; maxQueued: number; maxStored: number; retentionMs: number };
+  oauth: {
+    redirectSchemes: string[];
+    redirectUris: string[];
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlDays: number;
+    dynamicClients: boolean;
+  };
+  log: { level: LogLevel; format: "text" | "json" };
+  dbPath: string;
+  paths: { home: string; userEnvFile: string; hermesEnvFile: string };
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Things worth saying at start-up (where a value came from). */
+  notes: string[];
+  /** Things that work but deserve attention (non-loopback bind, unreadable env file lines). */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Configuration is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const realEnv = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const home = realEnv.HOME || homedir();
+  const configHome = realEnv.XDG_CONFIG_HOME || join(home, ".config");
+  const dataHome = realEnv.XDG_DATA_HOME || join(home, ".local", "share");
+  const userEnvFile = join(configHome, "hermes-mcp", "env");
+  const hermesEnvFile = join(home, ".hermes", ".env");
+  const notes: string[] = [];
+  const warnings: string[] = [];
+
+  const fromFile = (path: string): Record<string, string> => {
+    if (!existsSync(path)) return {};
+    try {
+      const { values, badLines } = parseDotenv(readFileSync(path, "utf8"));
+      if (badLines.length > 0) warnings.push(`${path}: ignored line(s) ${badLines.join(", ")} (expected KEY=VALUE)`);
+      return values;
+    } catch (error) {
+      warnings.push(`${path} could not be read (${(error as Error).message}); skipped`);
+      return {};
+    }
+  };
+  // Precedence: real environment > ./.env > ~/.config/hermes-mcp/env.
+  const merged: Record<string, string | undefined> = { ...fromFile(userEnvFile), ...fromFile(join(cwd, ".env")) };
+  for (const [key, value] of Object.entries(realEnv)) if (value !== undefined) merged[key] = value;
+
+  const parsed = EnvSchema.safeParse(merged);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? "");
+      problems.push(issue.message.includes(variable) ? issue.message : `${variable}: ${issue.message}`);
+    }
+    // Report the issuer too, so one run names every bad variable.
+    const rawIssuer = merged.OAUTH_ISSUER_URL?.trim();
+    const issuerProblem = rawIssuer ? checkIssuerUrl(rawIssuer) : null;
+    if (issuerProblem) problems.push(issuerProblem);
+    throw new ConfigError(problems);
+  }
+  const env = parsed.data;
+
+  // Static client: both halves or neither.
+  let staticClient: Config["staticClient"] = null;
+  if (env.OAUTH_CLIENT_ID && !env.OAUTH_CLIENT_SECRET) problems.push("OAUTH_CLIENT_SECRET is required when OAUTH_CLIENT_ID is set — run `hermes-mcp mint-client` for a pair");
+  else if (env.OAUTH_CLIENT_SECRET && !env.OAUTH_CLIENT_ID) problems.push("OAUTH_CLIENT_ID is required when OAUTH_CLIENT_SECRET is set — run `hermes-mcp mint-client` for a pair");
+  else if (env.OAUTH_CLIENT_ID && env.OAUTH_CLIENT_SECRET) staticClient = { id: env.OAUTH_CLIENT_ID, secret: env.OAUTH_CLIENT_SECRET };
+
+  // Issuer: https anywhere, http only on loopback; no trailing slash, query or fragment.
+  const port = env.BIND_PORT;
+  let issuerUrl = `http://127.0.0.1:${port}`;
+  const issuerIsDefault = env.OAUTH_ISSUER_URL === undefined;
+  if (!issuerIsDefault) {
+    const raw = env.OAUTH_ISSUER_URL as string;
+    const issuerProblem = checkIssuerUrl(raw);
+    if (issuerProblem) problems.push(issuerProblem);
+    else issuerUrl = raw.replace(/\/+$/, "");
+  } else {
+    notes.push(`OAUTH_ISSUER_URL is not set: serving as ${issuerUrl} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`);
+  }
+
+  // Gateway key: env, else API_SERVER_KEY from ~/.hermes/.env.
+  let apiKey = env.HERMES_API_KEY ?? null;
+  let apiKeySource: Config["gateway"]["apiKeySource"] = apiKey ? "env" : "missing";
+  if (!apiKey) {
+    const hermesKey = fromFile(hermesEnvFile).API_SERVER_KEY?.trim();
+    if (hermesKey) {
+      apiKey = hermesKey;
+      apiKeySource = "hermes-env";
+      notes.push(`HERMES_API_KEY is not set: using API_SERVER_KEY from ${hermesEnvFile}`);
+    } else {
+      warnings.push(`HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`);
+    }
+  }
+
+  if (!isLoopbackHost(env.BIND_HOST)) {
+    warnings.push(`BIND_HOST=${env.BIND_HOST} listens beyond this machine; keep the default 127.0.0.1 and reach it through a tunnel unless you know why`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const issuerHost = new URL(issuerUrl).hostname.toLowerCase();
+  const allowedHosts = [...new Set([...env.MCP_ALLOWED_HOSTS.map(stripPort), issuerHost])];
+
+  const config: Config = {
+    version: VERSION,
+    bind: { host: env.BIND_HOST, port },
+    issuerUrl,
+    issuerIsDefault,
+    resourceUrl: `${issuerUrl}/mcp`,
+    allowedHosts,
+    staticClient,
+    gateway: { url: env.HERMES_API_URL, apiKey, apiKeySource, model: env.HERMES_MODEL, retries: env.HERMES_MCP_GATEWAY_RETRIES },
+    timeouts: {
+      requestMs: env.HERMES_REQUEST_TIMEOUT_SECONDS * 1000,
+      jobMs: env.HERMES_MCP_JOB_TIMEOUT_SECONDS * 1000,
+      syncBudgetMs: env.HERMES_MCP_SYNC_BUDGET_SECONDS * 1000,
+      heartbeatMs: env.HERMES_MCP_HEARTBEAT_SECONDS * 1000,
+      maxWaitMs: env.HERMES_MCP_MAX_WAIT_SECONDS * 1000,
+    },
+    jobs: {
+      maxConcurrent: env.HERMES_MCP_MAX_CONCURRENT_JOBS,
+      maxQueued: env.HERMES_MCP_MAX_QUEUED_JOBS,
+      maxStored: env.HERMES_MCP_MAX_STORED_JOBS,
+      retentionMs: env.HERMES_MCP_JOB_RETENTION_HOURS * 3_600_000,
+    },
+    oauth: {
+      redirectSchemes: env.OAUTH_ALLOWED_REDIRECT_SCHEMES,
+      redirectUris: env.OAUTH_ALLOWED_REDIRECT_URIS,
+      accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlDays: env.OAUTH_REFRESH_TOKEN_TTL_DAYS,
+      dynamicClients: env.OAUTH_DYNAMIC_CLIENTS,
+    },
+    log: { level: env.LOG_LEVEL, format: env.LOG_FORMAT as "text" | "json" },
+    dbPath: env.HERMES_MCP_DB_PATH ?? join(dataHome, "hermes-mcp", "hermes-mcp.db"),
+    paths: { home, userEnvFile, hermesEnvFile },
+  };
+  return { config, notes, warnings };
+}
+
+/** Returns a problem sentence, or null when the issuer URL is acceptable. */
+export function checkIssuerUrl(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `OAUTH_ISSUER_URL must be a URL such as https://hermes.example.com (got "${raw}")`;
+  }
+  if (url.search || url.hash) return `OAUTH_ISSUER_URL must not have a query or fragment (RFC 8414 §2) (got "${raw}")`;
+  if (url.username || url.password) return `OAUTH_ISSUER_URL must not contain credentials`;
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
+  return `OAUTH_ISSUER_URL must use https (http is allowed only on 127.0.0.1/localhost) — use your tunnel's https URL (got "${raw}")`;
+}
+
+const stripPort = (host: string): string => (host.startsWith("[") ? host.replace(/\]:\d+$/, "]") : host.replace(/:\d+$/, ""));

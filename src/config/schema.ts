@@ -1,0 +1,112 @@
+// The validated configuration: every environment variable, its default, and the message a bad value gets.
+import { z } from "zod";
+
+export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+export const isLoopbackHost = (host: string): boolean =>
+  LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+
+const list = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+const intIn = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === "") return fallback;
+      const n = Number(raw.trim());
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: "custom", message: `${name} must be a whole number from ${min} to ${max} (got "${raw}")` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((raw) => (raw === undefined || raw.trim() === "" ? undefined : raw.trim()));
+
+/** Raw environment → typed settings. Cross-field rules (issuer default, secret pairing) live in load.ts. */
+export const EnvSchema = z.object({
+  OAUTH_CLIENT_ID: optionalText,
+  OAUTH_CLIENT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, {
+    message: "OAUTH_CLIENT_SECRET must be at least 32 characters — run `hermes-mcp mint-client` for a strong one",
+  }),
+  OAUTH_ISSUER_URL: optionalText,
+  HERMES_API_KEY: optionalText,
+  HERMES_API_URL: optionalText.transform((v, ctx) => {
+    const url = v ?? "http://127.0.0.1:8642";
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+      return url.replace(/\/+$/, "");
+    } catch {
+      ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${v}")` });
+      return z.NEVER;
+    }
+  }),
+  HERMES_MODEL: optionalText.transform((v) => v ?? "hermes-agent"),
+  HERMES_REQUEST_TIMEOUT_SECONDS: intIn("HERMES_REQUEST_TIMEOUT_SECONDS", 1, 86_400, 300),
+  MCP_ALLOWED_HOSTS: optionalText.transform((v) => list(v).map((h) => h.toLowerCase())),
+  BIND_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
+  BIND_PORT: intIn("BIND_PORT", 0, 65_535, 8765),
+  OAUTH_ALLOWED_REDIRECT_SCHEMES: optionalText.transform((v, ctx) => {
+    const schemes = v === undefined ? ["claude", "claudeai", "cursor"] : list(v).map((s) => s.toLowerCase().replace(/:$/, ""));
+    // Browser-executable or local-file schemes can never be redirect targets (open redirect / XSS).
+    const banned = schemes.filter((s) => ["javascript", "data", "file", "vbscript", "blob", "about", "http", "https"].includes(s));
+    if (banned.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `OAUTH_ALLOWED_REDIRECT_SCHEMES lists custom app schemes only; remove ${banned.join(", ")} (use OAUTH_ALLOWED_REDIRECT_URIS for exact https URLs)`,
+      });
+      return z.NEVER;
+    }
+    return schemes;
+  }),
+  OAUTH_ALLOWED_REDIRECT_URIS: optionalText.transform((v) => list(v)),
+  LOG_LEVEL: optionalText.transform((v, ctx) => {
+    const level = (v ?? "INFO").toUpperCase().replace(/^WARN$/, "WARNING");
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+      ctx.addIssue({ code: "custom", message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${v}")` });
+      return z.NEVER;
+    }
+    return level as LogLevel;
+  }),
+  LOG_FORMAT: optionalText.transform((v, ctx) => {
+    const format = (v ?? "text").toLowerCase();
+    if (format !== "text" && format !== "json") {
+      ctx.addIssue({ code: "custom", message: `LOG_FORMAT must be "text" or "json" (got "${v}")` });
+      return z.NEVER;
+    }
+    return format;
+  }),
+  HERMES_MCP_DB_PATH: optionalText,
+  HERMES_MCP_MAX_CONCURRENT_JOBS: intIn("HERMES_MCP_MAX_CONCURRENT_JOBS", 1, 64, 4),
+  HERMES_MCP_MAX_QUEUED_JOBS: intIn("HERMES_MCP_MAX_QUEUED_JOBS", 0, 10_000, 64),
+  HERMES_MCP_MAX_STORED_JOBS: intIn("HERMES_MCP_MAX_STORED_JOBS", 10, 1_000_000, 1000),
+  HERMES_MCP_JOB_TIMEOUT_SECONDS: intIn("HERMES_MCP_JOB_TIMEOUT_SECONDS", 1, 7 * 86_400, 3600),
+  HERMES_MCP_JOB_RETENTION_HOURS: intIn("HERMES_MCP_JOB_RETENTION_HOURS", 1, 24 * 365, 24),
+  HERMES_MCP_SYNC_BUDGET_SECONDS: intIn("HERMES_MCP_SYNC_BUDGET_SECONDS", 0, 86_400, 45),
+  HERMES_MCP_HEARTBEAT_SECONDS: intIn("HERMES_MCP_HEARTBEAT_SECONDS", 1, 60, 15),
+  HERMES_MCP_MAX_WAIT_SECONDS: intIn("HERMES_MCP_MAX_WAIT_SECONDS", 0, 300, 50),
+  HERMES_MCP_GATEWAY_RETRIES: intIn("HERMES_MCP_GATEWAY_RETRIES", 0, 20, 3),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: intIn("OAUTH_ACCESS_TOKEN_TTL_SECONDS", 60, 30 * 86_400, 86_400),
+  OAUTH_REFRESH_TOKEN_TTL_DAYS: intIn("OAUTH_REFRESH_TOKEN_TTL_DAYS", 1, 3650, 90),
+  OAUTH_DYNAMIC_CLIENTS: optionalText.transform((v, ctx) => {
+    if (v === undefined) return true;
+    const b = v.toLowerCase();
+    if (["1", "true", "yes", "on"].includes(b)) return true;
+    if (["0", "false", "no", "off"].includes(b)) return false;
+    ctx.addIssue({ code: "custom", message: `OAUTH_DYNAMIC_CLIENTS must be true or false (got "${v}")` });
+    return z.NEVER;
+  }),
+});
+
+export type EnvSettings = z.output<typeof EnvSchema>;

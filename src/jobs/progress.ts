@@ -1,0 +1,69 @@
+// What a running job is doing, in bounded memory: elapsed time, current and recent Hermes tool events, answer length.
+export interface ToolEvent {
+  tool: string;
+  status: string;
+  label?: string;
+  emoji?: string;
+  toolCallId?: string;
+}
+
+export interface ProgressSnapshot {
+  elapsed_seconds: number;
+  current_tool: string | null;
+  recent_events: string[];
+  answer_chars: number;
+  tool_events: number;
+  note: string | null;
+}
+
+const RECENT_LIMIT = 8;
+
+/** Formats one tool event the way a person reads it: "🔎 web_search: searching for X (running)". */
+export function describeToolEvent(event: ToolEvent): string {
+  const head = [event.emoji, event.tool].filter(Boolean).join(" ");
+  const label = event.label ? `: ${event.label.slice(0, 160)}` : "";
+  return `${head}${label} (${event.status})`;
+}
+
+export class ProgressTracker {
+  private readonly recent: string[] = [];
+  private readonly runningTools = new Map<string, string>();
+  private answerChars = 0;
+  private toolEvents = 0;
+  private note: string | null = null;
+
+  constructor(private readonly startedAt: number) {}
+
+  text(delta: string): void {
+    this.answerChars += delta.length;
+  }
+
+  tool(event: ToolEvent): string {
+    const line = describeToolEvent(event);
+    this.toolEvents += 1;
+    this.recent.push(line);
+    if (this.recent.length > RECENT_LIMIT) this.recent.shift();
+    const key = event.toolCallId ?? event.tool;
+    if (event.status === "running" || event.status === "started") this.runningTools.set(key, line);
+    else this.runningTools.delete(key);
+    this.note = null;
+    return line;
+  }
+
+  /** A transient remark, such as "gateway busy, retrying in 1 s"; cleared by the next tool event. */
+  remark(note: string): void {
+    this.note = note;
+  }
+
+  snapshot(now: number): ProgressSnapshot {
+    const current = [...this.runningTools.values()].at(-1) ?? null;
+    return {
+      elapsed_seconds: Math.max(0, Math.round((now - this.startedAt) / 1000)),
+      current_tool: current,
+      recent_events: [...this.recent],
+      answer_chars: this.answerChars,
+      tool_events: this.toolEvents,
+      note: this.note,
+    };
+  }
+}

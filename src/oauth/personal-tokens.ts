@@ -1,0 +1,35 @@
+// Personal access tokens for clients that take a static Authorization header: create (shown once), list, revoke.
+import { generateToken, hashToken } from "../crypto/tokens.ts";
+import type { Store } from "../store/index.ts";
+import type { PersonalTokenInfo } from "../store/personal-tokens.ts";
+
+export const PERSONAL_TOKEN_PREFIX = "hmcp_pat_";
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export class PersonalTokenError extends Error {
+  override name = "PersonalTokenError";
+}
+
+/** Creates a token named `name` and returns it; only its hash is stored, so this is the one time it can be shown. */
+export function createPersonalToken(store: Store, name: string, now = Date.now()): string {
+  if (!NAME.test(name)) {
+    throw new PersonalTokenError(`token name "${name}" is not allowed: use 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit`);
+  }
+  const token = generateToken(PERSONAL_TOKEN_PREFIX);
+  if (!store.personalTokens.create(name, hashToken(token), now)) {
+    throw new PersonalTokenError(`a token named "${name}" already exists — pick another name, or revoke it first with \`hermes-mcp token revoke ${name}\``);
+  }
+  return token;
+}
+
+export function listPersonalTokens(store: Store): PersonalTokenInfo[] {
+  return store.personalTokens.list();
+}
+
+/** Revokes by name; the running daemon stops accepting it on its next request. */
+export function revokePersonalToken(store: Store, name: string): void {
+  if (!store.personalTokens.revoke(name)) {
+    const known = store.personalTokens.list().map((t) => t.name);
+    throw new PersonalTokenError(`no token named "${name}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp token list\``);
+  }
+}

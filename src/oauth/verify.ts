@@ -1,0 +1,80 @@
+// Checks bearer tokens on /mcp: personal access tokens (and OAuth access tokens) by hash, cached until another process writes the database.
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { hashToken } from "../crypto/tokens.ts";
+import type { Store } from "../store/index.ts";
+import { PERSONAL_TOKEN_PREFIX } from "./personal-tokens.ts";
+
+/** Resolves a presented token to who it belongs to, or null when it is unknown, revoked, expired or for another audience. */
+export interface TokenVerifier {
+  verify(token: string): AuthInfo | null;
+}
+
+/** One kind of token: answers for the tokens it recognises (by prefix), null for the rest. */
+export interface TokenKind {
+  prefix: string;
+  /** Looks a token up by hash; may return `expiresAt` (epoch seconds) to bound caching. */
+  lookup(tokenHash: string, token: string): AuthInfo | null;
+  /** Records use (called at most once a minute per token). */
+  touch?(tokenHash: string, info: AuthInfo, at: number): void;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+const CACHE_LIMIT = 10_000;
+
+/**
+ * The hot path: a token seen before is answered from memory. The cache is dropped whenever SQLite's data_version
+ * moves (another connection — a `token revoke` or `clients revoke` CLI — committed), so revocation is immediate.
+ */
+export function createTokenVerifier(store: Store, kinds: TokenKind[], now: () => number = Date.now): TokenVerifier & { invalidate(): void } {
+  const cache = new Map<string, { info: AuthInfo; touchedAt: number; kind: TokenKind }>();
+  let seenVersion = store.dataVersion();
+  const invalidate = (): void => cache.clear();
+  return {
+    invalidate,
+    verify(token: string): AuthInfo | null {
+      const version = store.dataVersion();
+      if (version !== seenVersion) {
+        seenVersion = version;
+        cache.clear();
+      }
+      const kind = kinds.find((k) => token.startsWith(k.prefix));
+      if (!kind || token.length > 512) return null;
+      const tokenHash = hashToken(token);
+      const at = now();
+      const cached = cache.get(tokenHash);
+      if (cached) {
+        if (cached.info.expiresAt !== undefined && cached.info.expiresAt * 1000 <= at) {
+          cache.delete(tokenHash);
+          return null;
+        }
+        if (at - cached.touchedAt >= TOUCH_EVERY_MS) {
+          cached.touchedAt = at;
+          kind.touch?.(tokenHash, cached.info, at);
+        }
+        return cached.info;
+      }
+      const info = kind.lookup(tokenHash, token);
+      if (!info) return null;
+      if (info.expiresAt !== undefined && info.expiresAt * 1000 <= at) return null;
+      kind.touch?.(tokenHash, info, at);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      // (Our own writes, like touch, do not move data_version: only other connections' commits do.)
+      cache.set(tokenHash, { info, touchedAt: at, kind });
+      return info;
+    },
+  };
+}
+
+/** Personal access tokens: no expiry, principal `pat:<name>`. */
+export function personalTokenKind(store: Store): TokenKind {
+  return {
+    prefix: PERSONAL_TOKEN_PREFIX,
+    lookup(tokenHash, token) {
+      const row = store.personalTokens.findByHash(tokenHash);
+      return row ? { token, clientId: `pat:${row.name}`, scopes: ["hermes"] } : null;
+    },
+    touch(_hash, info, at) {
+      store.personalTokens.touch(info.clientId.slice(4), at);
+    },
+  };
+}

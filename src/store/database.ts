@@ -1,0 +1,72 @@
+// Opens the one SQLite database: private file modes, WAL, busy timeout, and versioned migrations.
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { MIGRATIONS } from "./migrations.ts";
+
+export interface OpenedDatabase {
+  db: Database;
+  /** Permission fixes made while opening (a file or folder that was readable by others). */
+  fixes: string[];
+}
+
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+/** Opens (creating if needed) the database at `path` with directory 0700 and files 0600, then migrates it. */
+export function openDatabase(path: string): OpenedDatabase {
+  const fixes: string[] = [];
+  const memory = path === ":memory:";
+  if (!memory) {
+    const dir = dirname(path);
+    try {
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Tokens' hashes and job results live here: nobody else on the machine may read them.
+      fixes.push(...ensureMode(dir, 0o700));
+    } catch (error) {
+      throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+    }
+  }
+  let db: Database;
+  try {
+    db = new Database(path, { create: true, strict: true });
+  } catch (error) {
+    throw new StoreError(`cannot open the database ${path}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+  }
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
+  }
+  if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
+  return { db, fixes };
+}
+
+function ensureMode(file: string, mode: number): string[] {
+  const current = statSync(file).mode & 0o777;
+  if (current === mode) return [];
+  chmodSync(file, mode);
+  return [`${file} was mode ${current.toString(8)}; set to ${mode.toString(8)}`];
+}
+
+function migrate(db: Database): void {
+  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
+  const current = row?.user_version ?? 0;
+  const latest = MIGRATIONS.length;
+  if (current > latest) {
+    throw new StoreError(`it was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest}); upgrade hermes-mcp`);
+  }
+  for (let version = current + 1; version <= latest; version++) {
+    const sql = MIGRATIONS[version - 1] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.exec(`PRAGMA user_version = ${version}`);
+    })();
+  }
+}

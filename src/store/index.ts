@@ -1,0 +1,32 @@
+// The store facade: one opened database and its typed tables, plus a cheap "did another process write?" probe.
+import type { Database } from "bun:sqlite";
+import { openDatabase } from "./database.ts";
+import { JobStore } from "./jobs.ts";
+import { PersonalTokenStore } from "./personal-tokens.ts";
+import { SessionStore } from "./sessions.ts";
+
+export interface Store {
+  db: Database;
+  jobs: JobStore;
+  sessions: SessionStore;
+  personalTokens: PersonalTokenStore;
+  /** Changes whenever another connection (a CLI command) commits: caches keyed on it see revocations at once. */
+  dataVersion(): number;
+  /** Permission fixes made while opening. */
+  fixes: string[];
+  close(): void;
+}
+
+export function openStore(path: string): Store {
+  const { db, fixes } = openDatabase(path);
+  const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  return {
+    db,
+    jobs: new JobStore(db),
+    sessions: new SessionStore(db),
+    personalTokens: new PersonalTokenStore(db),
+    dataVersion: () => versionStmt.get()?.data_version ?? 0,
+    fixes,
+    close: () => db.close(),
+  };
+}
