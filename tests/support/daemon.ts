@@ -1,0 +1,127 @@
+// Test harness: runs the real hermes-mcp CLI as a child process on a loopback port it picked, with a throwaway HOME.
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const CLI = join(ROOT, "src", "cli", "index.ts");
+
+/** A free loopback port, chosen by the OS. */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+export function makeHome(): string {
+  return mkdtempSync(join(tmpdir(), "hermes-mcp-test-"));
+}
+
+/** The environment a test daemon or CLI run sees: nothing from the developer's machine leaks in. */
+export function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    LOG_LEVEL: "DEBUG",
+    ...extra,
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(args: string[], options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string }): Promise<CliResult> {
+  const proc = Bun.spawn(["bun", CLI, ...args], {
+    cwd: options.cwd ?? options.home,
+    env: baseEnv(options.home, options.env),
+    stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** Creates a personal access token with the real CLI and returns it (the last line of stdout). */
+export async function createToken(home: string, name = "test", env: Record<string, string> = {}): Promise<string> {
+  const result = await runCli(["token", "create", "--name", name], { home, env });
+  if (result.code !== 0) throw new Error(`token create failed: ${result.stderr}`);
+  return result.stdout.trim().split("\n").at(-1) as string;
+}
+
+export interface TestDaemon {
+  url: string;
+  port: number;
+  home: string;
+  env: Record<string, string>;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Everything the daemon has logged so far. */
+  logs(): string;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number>;
+  /** SIGKILL: the process dies without any cleanup. */
+  kill9(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  home?: string;
+  port?: number;
+  env?: Record<string, string>;
+}
+
+export async function startTestDaemon(options: DaemonOptions = {}): Promise<TestDaemon> {
+  const home = options.home ?? makeHome();
+  const port = options.port ?? freePort();
+  const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
+  const proc = Bun.spawn(["bun", CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const drain = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+  };
+  void drain(proc.stdout);
+  void drain(proc.stderr);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`daemon did not start within 15 s:\n${output}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    port,
+    home,
+    env,
+    proc,
+    logs: () => output,
+    async stop() {
+      proc.kill("SIGTERM");
+      return await proc.exited;
+    },
+    async kill9() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}
+
+export function removeHome(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+}
