@@ -1,15 +1,16 @@
 #!/usr/bin/env bun
-// The hermes-mcp command line: one subcommand per file.
+// The hermes-mcp command line: one subcommand per file, loaded only when used (fast start-up).
 import { defineCommand, runMain } from "citty";
 import { VERSION } from "../version.ts";
-import doctor from "./doctor.ts";
-import mintClient from "./mint-client.ts";
-import serve from "./serve.ts";
-import token from "./token.ts";
 
 const main = defineCommand({
   meta: { name: "hermes-mcp", version: VERSION, description: "Remote MCP bridge to your Hermes Agent" },
-  subCommands: { serve, "mint-client": mintClient, doctor, token },
+  subCommands: {
+    serve: () => import("./serve.ts").then((m) => m.default),
+    doctor: () => import("./doctor.ts").then((m) => m.default),
+    "mint-client": () => import("./mint-client.ts").then((m) => m.default),
+    token: () => import("./token.ts").then((m) => m.default),
+  },
 });
 
 runMain(main);

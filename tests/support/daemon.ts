@@ -38,7 +38,7 @@ export interface CliResult {
 }
 
 export async function runCli(args: string[], options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string }): Promise<CliResult> {
-  const proc = Bun.spawn(["bun", CLI, ...args], {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
     cwd: options.cwd ?? options.home,
     env: baseEnv(options.home, options.env),
     stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
@@ -80,7 +80,7 @@ export async function startTestDaemon(options: DaemonOptions = {}): Promise<Test
   const home = options.home ?? makeHome();
   const port = options.port ?? freePort();
   const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
-  const proc = Bun.spawn(["bun", CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let output = "";
   const drain = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
     const decoder = new TextDecoder();

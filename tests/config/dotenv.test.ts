@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { parseDotenv } from "../../src/config/dotenv.ts";
+
+describe("parseDotenv", () => {
+  test("reads KEY=VALUE lines, skipping blanks and comments", () => {
+    const { values, badLines } = parseDotenv("# comment\n\nA=1\nB = two words \n");
+    expect(values).toEqual({ A: "1", B: "two words" });
+    expect(badLines).toEqual([]);
+  });
+
+  test("accepts `export`, quotes, and inline comments on unquoted values", () => {
+    const { values } = parseDotenv(`export A="x # not a comment"\nB='single'\nC=value # comment\nD="line\\nbreak"\n`);
+    expect(values).toEqual({ A: "x # not a comment", B: "single", C: "value", D: "line\nbreak" });
+  });
+
+  test("reports malformed lines by number instead of guessing", () => {
+    const { values, badLines } = parseDotenv("GOOD=1\nnot a pair\n=novalue\n1BAD=2\r\nOK=3");
+    expect(values).toEqual({ GOOD: "1", OK: "3" });
+    expect(badLines).toEqual([2, 3, 4]);
+  });
+
+  test("keeps '=' inside values and handles CRLF and a BOM", () => {
+    const { values } = parseDotenv("\uFEFFURL=http://x/?a=b\r\nK=v\r\n");
+    expect(values).toEqual({ URL: "http://x/?a=b", K: "v" });
+  });
+});

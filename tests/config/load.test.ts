@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkIssuerUrl, ConfigError, loadConfig } from "../../src/config/load.ts";
+
+const homes: string[] = [];
+const home = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-config-"));
+  homes.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig({ env: { HOME: home(), ...env }, cwd: home() });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe("loadConfig", () => {
+  test("with nothing set, serves on loopback with the original's defaults and says what to set for remote use", () => {
+    const { config, notes, warnings } = loadConfig({ env: { HOME: home() }, cwd: home() });
+    expect(config.bind).toEqual({ host: "127.0.0.1", port: 8765 });
+    expect(config.issuerUrl).toBe("http://127.0.0.1:8765");
+    expect(config.resourceUrl).toBe("http://127.0.0.1:8765/mcp");
+    expect(config.gateway).toMatchObject({ url: "http://127.0.0.1:8642", model: "hermes-agent", apiKey: null, apiKeySource: "missing" });
+    expect(config.timeouts.requestMs).toBe(300_000);
+    expect(config.oauth.redirectSchemes).toEqual(["claude", "claudeai", "cursor"]);
+    expect(config.log.level).toBe("INFO");
+    expect(config.dbPath.endsWith(join(".local", "share", "hermes-mcp", "hermes-mcp.db"))).toBe(true);
+    expect(notes.join("\n")).toContain("OAUTH_ISSUER_URL");
+    expect(warnings.join("\n")).toContain("HERMES_API_KEY");
+  });
+
+  test("names every bad variable with its fix, in one go", () => {
+    const problems = problemsOf({ BIND_PORT: "http", OAUTH_CLIENT_SECRET: "short", LOG_LEVEL: "loud", OAUTH_ISSUER_URL: "http://example.com" });
+    expect(problems.some((p) => p.includes("BIND_PORT") && p.includes("0 to 65535"))).toBe(true);
+    expect(problems.some((p) => p.includes("OAUTH_CLIENT_SECRET") && p.includes("mint-client"))).toBe(true);
+    expect(problems.some((p) => p.includes("LOG_LEVEL"))).toBe(true);
+    expect(problems.some((p) => p.includes("OAUTH_ISSUER_URL") && p.includes("https"))).toBe(true);
+  });
+
+  test("a client id needs its secret and the other way round", () => {
+    expect(problemsOf({ OAUTH_CLIENT_ID: "abc" })[0]).toContain("OAUTH_CLIENT_SECRET is required");
+    expect(problemsOf({ OAUTH_CLIENT_SECRET: "x".repeat(40) })[0]).toContain("OAUTH_CLIENT_ID is required");
+  });
+
+  test("trims the issuer's trailing slash and allows its host", () => {
+    const { config } = loadConfig({ env: { HOME: home(), OAUTH_ISSUER_URL: "https://Hermes.Example.com/", MCP_ALLOWED_HOSTS: "a.example.com:443, B.example.com" }, cwd: home() });
+    expect(config.issuerUrl).toBe("https://Hermes.Example.com");
+    expect(config.allowedHosts).toEqual(["a.example.com", "b.example.com", "hermes.example.com"]);
+  });
+
+  test("refuses browser-dangerous redirect schemes", () => {
+    expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: "cursor,javascript" })[0]).toContain("javascript");
+  });
+
+  test("reads API_SERVER_KEY from ~/.hermes/.env when HERMES_API_KEY is unset, and says so", () => {
+    const h = home();
+    mkdirSync(join(h, ".hermes"));
+    writeFileSync(join(h, ".hermes", ".env"), "API_SERVER_KEY=from-hermes-env-0123456789\n");
+    const { config, notes } = loadConfig({ env: { HOME: h }, cwd: h });
+    expect(config.gateway.apiKey).toBe("from-hermes-env-0123456789");
+    expect(config.gateway.apiKeySource).toBe("hermes-env");
+    expect(notes.join("\n")).toContain("API_SERVER_KEY");
+  });
+
+  test("real environment beats ./.env, which beats ~/.config/hermes-mcp/env", () => {
+    const h = home();
+    const cwd = home();
+    mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(h, ".config", "hermes-mcp", "env"), "HERMES_MODEL=from-user-file\nBIND_PORT=9001\nLOG_LEVEL=debug\n");
+    writeFileSync(join(cwd, ".env"), "HERMES_MODEL=from-cwd\nBIND_PORT=9002\n");
+    const { config } = loadConfig({ env: { HOME: h, BIND_PORT: "9003" }, cwd });
+    expect(config.gateway.model).toBe("from-cwd");
+    expect(config.bind.port).toBe(9003);
+    expect(config.log.level).toBe("DEBUG");
+  });
+
+  test("warns when binding beyond loopback", () => {
+    const { warnings } = loadConfig({ env: { HOME: home(), BIND_HOST: "0.0.0.0", HERMES_API_KEY: "k" }, cwd: home() });
+    expect(warnings.join("\n")).toContain("BIND_HOST=0.0.0.0");
+  });
+});
+
+describe("checkIssuerUrl", () => {
+  test.each([
+    ["https://hermes.example.com", null],
+    ["http://127.0.0.1:8765", null],
+    ["http://localhost:8765", null],
+    ["http://hermes.example.com", "https"],
+    ["https://hermes.example.com/?x=1", "query"],
+    ["not a url", "must be a URL"],
+  ])("%s", (url, expected) => {
+    const problem = checkIssuerUrl(url);
+    if (expected === null) expect(problem).toBeNull();
+    else expect(problem).toContain(expected);
+  });
+});

@@ -1,0 +1,202 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChatRequest, ChatResult } from "../../src/gateway/client.ts";
+import { GatewayError } from "../../src/gateway/errors.ts";
+import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
+import { silentLogger } from "../../src/log.ts";
+import { openStore, type Store } from "../../src/store/index.ts";
+
+/** A gateway stand-in whose calls the test finishes by hand; an aborted call rejects the way the real client does. */
+class ScriptedGateway {
+  calls: { request: ChatRequest; resolve: (r: ChatResult) => void; reject: (e: Error) => void; aborted: boolean }[] = [];
+  chat(request: ChatRequest): Promise<ChatResult> {
+    return new Promise((resolve, reject) => {
+      const call = { request, resolve, reject, aborted: false };
+      this.calls.push(call);
+      request.signal?.addEventListener("abort", () => {
+        call.aborted = true;
+        reject(new GatewayError("aborted", "request to the Hermes gateway was cancelled"));
+      });
+    });
+  }
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function setup(overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
+  const store: Store = openStore(join(dir, "db.sqlite"));
+  const gateway = overrides.gateway === undefined ? new ScriptedGateway() : overrides.gateway;
+  const jobs = new JobService({
+    store,
+    gateway,
+    missingGatewayMessage: "HERMES_API_KEY is not set",
+    limits: { maxConcurrent: overrides.maxConcurrent ?? 2, maxQueued: overrides.maxQueued ?? 10, maxStored: overrides.maxStored ?? 100, retentionMs: 3_600_000 },
+    timeouts: { requestMs: overrides.requestMs ?? 60_000, jobMs: overrides.jobMs ?? 120_000 },
+    log: silentLogger,
+  });
+  jobs.start();
+  cleanups.push(() => {
+    void jobs.shutdown(0);
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, gateway: gateway as ScriptedGateway, jobs };
+}
+
+const ask = (jobs: JobService, prompt = "hello", sessionLabel: string | null = null) =>
+  jobs.submit({ principal: "pat:test", prompt, sessionLabel, mode: "async" });
+
+describe("JobService", () => {
+  test("a job runs, stores the answer (not the prompt), and threads the gateway's session id", async () => {
+    const { jobs, gateway, store } = setup();
+    const job = ask(jobs, "secret prompt", "trip");
+    expect(jobs.view(job.id).status).toBe("running");
+    expect(gateway.calls[0]?.request.sessionId).toBeNull();
+    gateway.calls[0]?.resolve({ text: "done", sessionId: "api-abc", finishReason: "stop" });
+    const ended = await jobs.waitForEnd(job.id, 1000);
+    expect(ended).toMatchObject({ status: "completed", result: "done", prompt_chars: 13 });
+    expect(JSON.stringify(store.db.query("SELECT * FROM jobs").all())).not.toContain("secret prompt");
+    const second = ask(jobs, "again", "trip");
+    expect(gateway.calls[1]?.request.sessionId).toBe("api-abc");
+    gateway.calls[1]?.resolve({ text: "ok", sessionId: "api-rotated", finishReason: "stop" });
+    await jobs.waitForEnd(second.id, 1000);
+    expect(store.sessions.get("pat:test", "trip")).toBe("api-rotated");
+  });
+
+  test("gateway failures are recorded with their message and any partial answer", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    gateway.calls[0]?.reject(Object.assign(new GatewayError("incomplete", "Hermes run was incomplete (length) — partial answer kept"), { partialText: "half" }));
+    const ended = await jobs.waitForEnd(job.id, 1000);
+    expect(ended).toMatchObject({ status: "failed", partial: "half", end_reason: "incomplete" });
+    expect(ended?.error).toContain("incomplete");
+  });
+
+  test("jobs beyond the concurrency limit wait in line, with their position, and start as slots free", async () => {
+    const { jobs, gateway } = setup({ maxConcurrent: 1 });
+    const a = ask(jobs);
+    const b = ask(jobs);
+    const c = ask(jobs);
+    expect(jobs.view(b.id)).toMatchObject({ status: "pending", queue_position: 1 });
+    expect(jobs.view(c.id)).toMatchObject({ status: "pending", queue_position: 2 });
+    expect(gateway.calls.length).toBe(1);
+    gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(a.id, 1000);
+    expect(jobs.view(b.id).status).toBe("running");
+    expect(jobs.view(c.id).queue_position).toBe(1);
+  });
+
+  test("a full queue and a full store refuse new jobs with what to do", () => {
+    const { jobs } = setup({ maxConcurrent: 1, maxQueued: 1 });
+    ask(jobs);
+    ask(jobs);
+    expect(() => ask(jobs)).toThrow(/HERMES_MCP_MAX_QUEUED_JOBS/);
+    const small = setup({ maxStored: 10, maxConcurrent: 10, maxQueued: 10 });
+    for (let i = 0; i < 10; i++) ask(small.jobs);
+    expect(() => ask(small.jobs)).toThrow(JobRefusedError);
+    expect(() => ask(small.jobs)).toThrow(/hermes_reset/);
+  });
+
+  test("without a gateway key, submitting says how to fix it", () => {
+    const { jobs } = setup({ gateway: null });
+    expect(() => ask(jobs)).toThrow("HERMES_API_KEY is not set");
+  });
+
+  test("cancel aborts the running request and records why; cancelling again changes nothing", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    const view = jobs.stop(job.id, "cancelled");
+    expect(view.status).toBe("cancelled");
+    expect(view.error).toContain("interrupt");
+    expect(gateway.calls[0]?.aborted).toBe(true);
+    const again = jobs.stop(job.id, "cancelled");
+    expect(again.finished_at).toBe(view.finished_at);
+    gateway.calls[0]?.resolve({ text: "too late", sessionId: null, finishReason: "stop" });
+    await Bun.sleep(5);
+    expect(jobs.view(job.id).status).toBe("cancelled");
+  });
+
+  test("a pending job cancelled never reaches the gateway", async () => {
+    const { jobs, gateway } = setup({ maxConcurrent: 1 });
+    const a = ask(jobs);
+    const b = ask(jobs);
+    jobs.stop(b.id, "cancelled");
+    gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(a.id, 1000);
+    expect(gateway.calls.length).toBe(1);
+    expect(jobs.view(b.id).status).toBe("cancelled");
+  });
+
+  test("the deadline aborts the request and fails the job as a timeout", async () => {
+    const { jobs, gateway } = setup({ requestMs: 50 });
+    const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
+    const ended = await jobs.waitForEnd(job.id, 2000);
+    expect(ended).toMatchObject({ status: "failed", end_reason: "timeout" });
+    expect(ended?.error).toContain("within 0 s");
+    expect(gateway.calls[0]?.aborted).toBe(true);
+  });
+
+  test("a promoted sync call keeps running under the longer job deadline", async () => {
+    const { jobs, gateway } = setup({ requestMs: 60, jobMs: 5000 });
+    const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
+    jobs.promote(job.id);
+    await Bun.sleep(150);
+    expect(jobs.view(job.id).status).toBe("running");
+    gateway.calls[0]?.resolve({ text: "finally", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(job.id, 1000)).toMatchObject({ status: "completed", mode: "async" });
+  });
+
+  test("reset clears everything, counted by status before the reset, and aborts active requests", async () => {
+    const { jobs, gateway } = setup({ maxConcurrent: 1 });
+    const done = ask(jobs);
+    gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(done.id, 1000);
+    const running = ask(jobs);
+    ask(jobs);
+    ask(jobs);
+    const waiter = jobs.waitForEnd(running.id, 2000);
+    expect(jobs.reset()).toEqual({ cleared: 4, by_status: { completed: 1, running: 1, pending: 2 } });
+    expect(gateway.calls[1]?.aborted).toBe(true);
+    expect((await waiter)?.status).toBe("cancelled");
+    expect(jobs.view(running.id).status).toBe("unknown");
+    expect(gateway.calls.length).toBe(2);
+  });
+
+  test("progress shows tool events and answer length while running", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    const seen: string[] = [];
+    jobs.subscribe(job.id, (e) => {
+      if (e.type === "tool") seen.push(e.line);
+    });
+    const onEvent = gateway.calls[0]?.request.onEvent;
+    onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "news" });
+    onEvent?.({ type: "text", delta: "abc" });
+    const progress = jobs.view(job.id).progress;
+    expect(progress?.current_tool).toBe("🔎 web_search: news (running)");
+    expect(progress?.answer_chars).toBe(3);
+    expect(seen).toEqual(["🔎 web_search: news (running)"]);
+  });
+
+  test("waitForEnd returns the current state when time runs out", async () => {
+    const { jobs } = setup();
+    const job = ask(jobs);
+    expect((await jobs.waitForEnd(job.id, 20))?.status).toBe("running");
+    expect(await jobs.waitForEnd("nope", 20)).toBeNull();
+  });
+
+  test("shutdown interrupts active jobs and records it", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    await jobs.shutdown(500);
+    expect(gateway.calls[0]?.aborted).toBe(true);
+    expect(jobs.view(job.id)).toMatchObject({ status: "failed", end_reason: "shutdown" });
+    expect(() => ask(jobs)).toThrow(/shutting down/);
+  });
+});
