@@ -1,0 +1,109 @@
+// GatewayError: every way a gateway call can fail, each with the one user-facing sentence for it (never the gateway's body).
+
+export type GatewayErrorKind =
+  | "unreachable"
+  | "unauthorized"
+  | "busy"
+  | "draining"
+  | "incomplete"
+  | "malformed"
+  | "timeout"
+  | "aborted"
+  | "rejected"
+  | "server_error";
+
+export interface GatewayErrorOptions {
+  status?: number;
+  partialText?: string;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  override name = "GatewayError";
+  readonly kind: GatewayErrorKind;
+  /** The HTTP status the gateway answered with, when it answered. */
+  readonly status?: number;
+  /** Text the agent had produced before the run stopped (incomplete runs, timeouts, cancels). */
+  readonly partialText?: string;
+
+  constructor(kind: GatewayErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.partialText !== undefined) this.partialText = options.partialText;
+  }
+}
+
+/** Nothing answered at baseUrl (refused, DNS, reset before a response). */
+export function unreachableError(baseUrl: string, cause?: unknown): GatewayError {
+  return new GatewayError("unreachable", `Hermes gateway unreachable at ${baseUrl} — is hermes-gateway running? (systemctl --user status hermes-gateway)`, { cause });
+}
+
+export function unauthorizedError(): GatewayError {
+  return new GatewayError("unauthorized", "HERMES_API_KEY does not match API_SERVER_KEY in ~/.hermes/.env", { status: 401 });
+}
+
+export function forbiddenError(): GatewayError {
+  return new GatewayError(
+    "rejected",
+    "Hermes gateway refused the request (403) — check that nothing adds an Origin header and that API_SERVER_KEY is set on the gateway",
+    { status: 403 },
+  );
+}
+
+export function busyError(): GatewayError {
+  return new GatewayError("busy", "Hermes gateway is busy (too many concurrent runs) — try again shortly", { status: 429 });
+}
+
+export function drainingError(): GatewayError {
+  return new GatewayError("draining", "Hermes gateway is draining (restarting) — try again shortly", { status: 503 });
+}
+
+/** The run ended without a complete answer; whatever text arrived is kept on the error. */
+export function incompleteError(reason: string, partialText: string, status?: number): GatewayError {
+  const kept = partialText.length > 0;
+  return new GatewayError("incomplete", `Hermes run was incomplete (${reason})${kept ? " — partial answer kept" : ""}`, {
+    status,
+    partialText: kept ? partialText : undefined,
+  });
+}
+
+export function malformedError(status?: number, partialText?: string): GatewayError {
+  return new GatewayError("malformed", "unexpected response from the gateway", { status, partialText: partialText ? partialText : undefined });
+}
+
+export function timeoutError(timeoutMs: number, partialText?: string): GatewayError {
+  return new GatewayError("timeout", `no answer from the Hermes gateway within ${formatSeconds(timeoutMs)} s`, { partialText: partialText ? partialText : undefined });
+}
+
+export function abortedError(partialText?: string): GatewayError {
+  return new GatewayError("aborted", "request to the Hermes gateway was cancelled", { partialText: partialText ? partialText : undefined });
+}
+
+/** A short identifier such as `body_too_large`; anything else (sentences, long strings) is never shown. */
+const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Maps a non-2xx answer to its error. `code` is the envelope's `error.code`; only a short identifier is shown.
+ * 429/503 map to busy/draining (the caller retries first); 502 with `agent_incomplete` is an incomplete run.
+ */
+export function statusError(status: number, code: string | null, incompleteReason?: string | null): GatewayError {
+  if (status === 401) return unauthorizedError();
+  if (status === 403) return forbiddenError();
+  if (status === 429) return busyError();
+  if (status === 503) return drainingError();
+  if (status === 502 && (code === "agent_incomplete" || incompleteReason)) {
+    return incompleteError(incompleteReason || "agent_incomplete", "", status);
+  }
+  if (status >= 400 && status < 500) {
+    const suffix = code !== null && ERROR_CODE.test(code) ? ` — ${code}` : "";
+    return new GatewayError("rejected", `Hermes gateway rejected the request (${status})${suffix}`, { status });
+  }
+  return new GatewayError("server_error", `Hermes gateway failed (${status})`, { status });
+}
+
+/** 90000 → "90", 1500 → "1.5", 250 → "0.25". */
+export function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return String(Number(seconds.toFixed(seconds < 1 ? 3 : 1)));
+}
