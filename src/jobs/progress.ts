@@ -20,9 +20,10 @@ const RECENT_LIMIT = 8;
 
 /** Formats one tool event the way a person reads it: "🔎 web_search: searching for X (running)". */
 export function describeToolEvent(event: ToolEvent): string {
-  const head = [event.emoji, event.tool].filter(Boolean).join(" ");
-  const label = event.label ? `: ${event.label.slice(0, 160)}` : "";
-  return `${head}${label} (${event.status})`;
+  const label = event.label?.slice(0, 160);
+  // Hermes labels often start with the tool's name already ("web_search: \"query\""): don't say it twice.
+  const what = label ? (label.startsWith(event.tool) ? label : `${event.tool}: ${label}`) : event.tool;
+  return `${event.emoji ? `${event.emoji} ` : ""}${what} (${event.status})`;
 }
 
 export class ProgressTracker {

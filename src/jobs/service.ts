@@ -126,7 +126,7 @@ export class JobService {
   view(id: string): JobView {
     const row = this.options.store.jobs.get(id);
     if (!row) return unknownJobView(id, Math.round(this.options.limits.retentionMs / 3_600_000));
-    const live = this.live.get(id);
+    const live = row.status === "running" ? this.live.get(id) : undefined;
     return jobView(row, {
       progress: live?.tracker?.snapshot(this.now()),
       queuePosition: row.status === "pending" ? this.queue.position(id) : null,
