@@ -4,6 +4,7 @@ import { GatewayClient } from "./gateway/client.ts";
 import { createApp } from "./http/app.ts";
 import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
+import { SyncCallRegistry } from "./mcp/cancellations.ts";
 import { createMcpEndpoint } from "./mcp/server.ts";
 import { createTokenVerifier, personalTokenKind } from "./oauth/verify.ts";
 import { openStore } from "./store/index.ts";
@@ -38,7 +39,7 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   const { recovered } = jobs.start();
 
   const verifier = createTokenVerifier(store, [personalTokenKind(store)]);
-  const mcp = createMcpEndpoint({ jobs, log, timeouts: config.timeouts }, (error) => log.debug("mcp request rejected", { error: error.message }));
+  const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, (error) => log.debug("mcp request rejected", { error: error.message }));
   const app = createApp({ config, log, verifier, mcp });
 
   const server = Bun.serve({

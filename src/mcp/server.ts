@@ -2,19 +2,28 @@
 import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { VERSION } from "../version.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
-import { registerTools, type ToolDeps } from "./tools.ts";
+import { LOCAL_PRINCIPAL, registerTools, type ToolDeps } from "./tools.ts";
 
-export function createMcpServer(deps: ToolDeps): McpServer {
+/** One server instance for one request; `principal` is who the request's token belongs to. */
+export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
   const server = new McpServer(
     { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
     { capabilities: { logging: {}, tools: {} }, instructions: SERVER_INSTRUCTIONS },
   );
   registerTools(server, deps);
+  // Stateless serving answers each POST with a fresh instance, so the SDK's own per-instance cancel bookkeeping never
+  // sees the request a cancel names; route it through the registry instead (MCP basic/utilities/cancellation).
+  server.server.setNotificationHandler("notifications/cancelled", (notification) => {
+    const requestId = notification.params.requestId;
+    if (requestId === undefined) return;
+    const jobId = deps.calls.find(principal, requestId);
+    if (jobId) deps.jobs.stop(jobId, "client_disconnected");
+  });
   return server;
 }
 
 export function createMcpEndpoint(deps: ToolDeps, onError?: (error: Error) => void): McpHttpHandler {
-  return createMcpHandler(() => createMcpServer(deps), {
+  return createMcpHandler(({ authInfo }) => createMcpServer(deps, authInfo?.clientId ?? LOCAL_PRINCIPAL), {
     legacy: "stateless",
     // Stream every tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",

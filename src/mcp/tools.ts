@@ -5,11 +5,13 @@ import type { JobService } from "../jobs/service.ts";
 import { JobRefusedError } from "../jobs/service.ts";
 import type { JobView } from "../jobs/view.ts";
 import type { Logger } from "../log.ts";
+import type { SyncCallRegistry } from "./cancellations.ts";
 import { askDescription, CANCEL_DESCRIPTION, CHECK_DESCRIPTION, RESET_DESCRIPTION } from "./descriptions.ts";
 import { AskInput, AskOutput, CheckInput, JobIdInput, JobViewOutput, ResetInput, ResetOutput } from "./schemas.ts";
 
 export interface ToolDeps {
   jobs: JobService;
+  calls: SyncCallRegistry;
   log: Logger;
   timeouts: { syncBudgetMs: number; requestMs: number; heartbeatMs: number; maxWaitMs: number };
 }
@@ -24,7 +26,8 @@ function failure(message: string, extra?: object): CallToolResult {
 }
 
 /** Who is calling: the token's client id (personal access token name or OAuth client). */
-const principalOf = (ctx: ServerContext): string => ctx.http?.authInfo?.clientId ?? "local";
+export const LOCAL_PRINCIPAL = "local";
+const principalOf = (ctx: ServerContext): string => ctx.http?.authInfo?.clientId ?? LOCAL_PRINCIPAL;
 
 /**
  * Keeps a waiting call visibly alive: progress notifications when the caller sent a progressToken (clients reset
@@ -99,7 +102,8 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
 
       // Sync: wait up to the budget (or the whole request timeout when overflow is off), then hand over to a job.
       const budget = deps.timeouts.syncBudgetMs > 0 ? deps.timeouts.syncBudgetMs : deps.timeouts.requestMs + 5000;
-      const view = await watchJob(deps, ctx, jobId, budget, true);
+      const forget = deps.calls.register(principalOf(ctx), ctx.mcpReq.id, jobId);
+      const view = await watchJob(deps, ctx, jobId, budget, true).finally(forget);
       if (view.status === "completed") {
         return structured({ job_id: jobId, status: "completed" as const, answer: view.result ?? "", session_id: view.session_id });
       }
