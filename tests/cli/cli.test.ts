@@ -1,0 +1,155 @@
+// The command line as a user runs it: mint-client, token, doctor, --version/--help, and serve's refusals.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, makeHome, removeHome, runCli, startTestDaemon } from "../support/daemon.ts";
+import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+
+let gateway: FakeGateway;
+const homes: string[] = [];
+const home = (): string => {
+  const h = makeHome();
+  homes.push(h);
+  return h;
+};
+beforeAll(async () => {
+  gateway = await startFakeGateway({ models: ["hermes-agent", "hermes-fast"] });
+});
+afterAll(async () => {
+  await gateway.stop();
+  for (const h of homes) removeHome(h);
+});
+
+describe("hermes-mcp", () => {
+  test("--version prints the version; --help lists every command", async () => {
+    const h = home();
+    const version = await runCli(["--version"], { home: h });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(["--help"], { home: h });
+    expect(help.code).toBe(0);
+    for (const command of ["serve", "doctor", "mint-client", "token"]) expect(help.stdout + help.stderr).toContain(command);
+  });
+
+  test("mint-client prints env-file lines with a 256-bit secret, and nothing else on stdout", async () => {
+    const result = await runCli(["mint-client"], { home: home() });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines.length).toBe(2);
+    expect(lines[0]).toMatch(/^OAUTH_CLIENT_ID=hermes-[0-9a-f]{16}$/);
+    const secret = (lines[1] as string).replace("OAUTH_CLIENT_SECRET=", "");
+    expect(Buffer.from(secret, "base64url").length).toBe(32);
+  });
+
+  test("token create prints the token as the last line; names are validated and unique", async () => {
+    const h = home();
+    const created = await runCli(["token", "create", "--name", "cursor-laptop"], { home: h });
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim().split("\n").at(-1)).toMatch(/^hmcp_pat_[A-Za-z0-9_-]{43}$/);
+    const duplicate = await runCli(["token", "create", "--name", "cursor-laptop"], { home: h });
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain("already exists");
+    const bad = await runCli(["token", "create", "--name", "no spaces!"], { home: h });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("not allowed");
+    const missing = await runCli(["token", "revoke", "ghost"], { home: h });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("cursor-laptop");
+    const revoke = await runCli(["token", "revoke", "cursor-laptop"], { home: h });
+    expect(revoke.code).toBe(0);
+    const list = await runCli(["token", "list"], { home: h });
+    expect(list.stdout).not.toContain("cursor-laptop");
+  });
+
+  test("a bad configuration names every bad variable and exits 1 without a stack trace", async () => {
+    const result = await runCli(["serve"], { home: home(), env: { BIND_PORT: "99999", OAUTH_CLIENT_SECRET: "short" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("BIND_PORT");
+    expect(result.stderr).toContain("OAUTH_CLIENT_SECRET");
+    expect(result.stderr).not.toContain("    at ");
+  });
+
+  test("serve on a busy port says so and exits 1", async () => {
+    const h = home();
+    const daemon = await startTestDaemon({ home: h, env: { HERMES_API_URL: gateway.url } });
+    try {
+      const second = await runCli(["serve"], { home: h, env: { BIND_PORT: String(daemon.port), HERMES_API_URL: gateway.url } });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain("already in use");
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
+describe("hermes-mcp doctor", () => {
+  const doctor = (env: Record<string, string>, h = home()) => runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), ...env } });
+
+  test("all good: every line ✔ (or ⚠ with a fix) and exit 0", async () => {
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`✔ Hermes gateway reachable at ${gateway.url} — version`);
+    expect(result.stdout).toContain("✔ gateway accepts HERMES_API_KEY");
+    expect(result.stdout).toContain('✔ model "hermes-agent" offered by the gateway');
+    expect(result.stdout).toContain("writable and private");
+    expect(result.stdout).toContain("free");
+    expect(result.stdout).toContain("⚠ issuer URL http://127.0.0.1:");
+    expect(result.stdout).not.toContain("✖");
+  });
+
+  test("reads the key from ~/.hermes/.env and says so", async () => {
+    const h = home();
+    mkdirSync(join(h, ".hermes"));
+    writeFileSync(join(h, ".hermes", ".env"), `API_SERVER_KEY=${FAKE_GATEWAY_KEY}\n`);
+    const result = await doctor({ HERMES_API_URL: gateway.url }, h);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("API_SERVER_KEY from");
+  });
+
+  test("gateway down → ✖ with how to start it, exit 1", async () => {
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("✖ Hermes gateway reachable");
+    expect(result.stdout).toContain("fix: start it with `hermes gateway run`");
+  });
+
+  test("wrong key → ✖ naming API_SERVER_KEY", async () => {
+    const result = await doctor({ HERMES_API_KEY: "not-the-key-0123456789", HERMES_API_URL: gateway.url });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("✖ gateway accepts HERMES_API_KEY");
+    expect(result.stdout).toContain("API_SERVER_KEY");
+  });
+
+  test("unknown model → ✖ listing the models on offer", async () => {
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, HERMES_MODEL: "gpt-9" });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✖ model "gpt-9"');
+    expect(result.stdout).toContain("hermes-fast");
+  });
+
+  test("a loose env file and a bad configuration → ✖ with fixes", async () => {
+    const h = home();
+    mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(h, ".config", "hermes-mcp", "env"), `HERMES_API_KEY=${FAKE_GATEWAY_KEY}\n`);
+    chmodSync(join(h, ".config", "hermes-mcp", "env"), 0o644);
+    const result = await doctor({ HERMES_API_URL: gateway.url, OAUTH_ISSUER_URL: "https://hermes.example.com" }, h);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("chmod 600");
+    const bad = await doctor({ OAUTH_ISSUER_URL: "http://hermes.example.com" });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain("✖ configuration");
+    expect(bad.stdout).toContain("https");
+  });
+
+  test("a running hermes-mcp on the port is not a failure", async () => {
+    const h = home();
+    const env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
+    const daemon = await startTestDaemon({ home: h, env });
+    try {
+      const result = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(daemon.port) } });
+      expect(result.stdout).toContain("is already running on 127.0.0.1");
+      expect(result.code).toBe(0);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+// Restarts break nothing: kill -9 mid-job and a graceful SIGTERM, on the same database and port.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { createToken, makeHome, removeHome, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { connectClient, structuredOf } from "../support/mcp-client.ts";
+
+let gateway: FakeGateway;
+let home: string;
+let env: Record<string, string>;
+let token: string;
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  home = makeHome();
+  env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
+  token = await createToken(home, "survivor", env);
+});
+afterAll(async () => {
+  await gateway.stop();
+  removeHome(home);
+});
+
+const askAsync = async (daemon: TestDaemon, prompt: string): Promise<string> => {
+  const client = await connectClient(daemon.url, token);
+  const out = structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true } }));
+  await client.close();
+  return out.job_id as string;
+};
+const checkJob = async (daemon: TestDaemon, job_id: string, wait_seconds = 0) => {
+  const client = await connectClient(daemon.url, token);
+  const out = structuredOf(await client.callTool({ name: "hermes_check", arguments: { job_id, wait_seconds } }));
+  await client.close();
+  return out;
+};
+
+describe("restarts", () => {
+  test("kill -9 mid-job: the token still works, finished jobs are kept, the interrupted job is failed with why — not re-run", async () => {
+    const first = await startTestDaemon({ home, env });
+    const done = await askAsync(first, "finished before the crash");
+    expect((await checkJob(first, done, 5)).status).toBe("completed");
+    const interrupted = await askAsync(first, "crash-victim [[hang]]");
+    await gateway.waitFor(() => gateway.chats.some((c) => c.prompt?.startsWith("crash-victim")), 3000, "the victim's chat");
+    await first.kill9();
+
+    const second = await startTestDaemon({ home, env, port: first.port });
+    try {
+      expect((await checkJob(second, done)).result).toBe("echo: finished before the crash");
+      const view = await checkJob(second, interrupted);
+      expect(view).toMatchObject({ status: "failed", end_reason: "restart" });
+      expect(view.error as string).toContain("may have finished");
+      expect(gateway.chats.filter((c) => c.prompt?.startsWith("crash-victim")).length).toBe(1);
+      const db = join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+      expect(statSync(db).mode & 0o777).toBe(0o600);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("SIGTERM: active jobs are interrupted at the gateway and recorded, and the process exits 0", async () => {
+    const daemon = await startTestDaemon({ home, env });
+    const job = await askAsync(daemon, "shutdown-victim [[hang]]");
+    await gateway.waitFor(() => gateway.chats.some((c) => c.prompt?.startsWith("shutdown-victim") && c.outcome === "open"), 3000, "the victim's chat");
+    const before = gateway.disconnects;
+    expect(await daemon.stop()).toBe(0);
+    expect(gateway.disconnects).toBeGreaterThan(before);
+    expect(daemon.logs()).toContain("stopped");
+
+    const again = await startTestDaemon({ home, env });
+    try {
+      const view = await checkJob(again, job);
+      expect(view).toMatchObject({ status: "failed", end_reason: "shutdown" });
+    } finally {
+      await again.stop();
+    }
+  });
+});
