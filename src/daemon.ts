@@ -39,7 +39,9 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   const { recovered } = jobs.start();
 
   const verifier = createTokenVerifier(store, [personalTokenKind(store)]);
-  const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, (error) => log.debug("mcp request rejected", { error: error.message }));
+  const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, {
+    onError: (error) => log.debug("mcp request rejected", { error: error.message }),
+  });
   const app = createApp({ config, log, verifier, mcp });
 
   const server = Bun.serve({

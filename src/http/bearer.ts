@@ -1,9 +1,6 @@
 // Bearer authentication for /mcp (RFC 6750 §2.1: header only) with RFC 9728 WWW-Authenticate challenges.
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { Context, MiddlewareHandler } from "hono";
 import type { TokenVerifier } from "../oauth/verify.ts";
-
-export type BearerEnv = { Variables: { auth: AuthInfo } };
 
 /** RFC 9728 §5.1: the challenge names our protected-resource metadata so clients can discover the authorization server. */
 export function challenge(resourceMetadataUrl: string, error?: { code: string; description: string }): string {
@@ -12,25 +9,26 @@ export function challenge(resourceMetadataUrl: string, error?: { code: string; d
   return parts.join(", ");
 }
 
-function unauthorized(c: Context, resourceMetadataUrl: string, description: string, withError: boolean): Response {
+function unauthorized(resourceMetadataUrl: string, description: string, withError: boolean): Response {
   const header = challenge(resourceMetadataUrl, withError ? { code: "invalid_token", description } : undefined);
-  return c.json({ error: withError ? "invalid_token" : "unauthorized", error_description: description }, 401, { "WWW-Authenticate": header });
+  return Response.json(
+    { error: withError ? "invalid_token" : "unauthorized", error_description: description },
+    { status: 401, headers: { "WWW-Authenticate": header } },
+  );
 }
 
-export function bearerAuth(verifier: TokenVerifier, resourceMetadataUrl: string): MiddlewareHandler<BearerEnv> {
-  return async (c, next) => {
-    // Tokens in URLs end up in logs and Referer headers (RFC 6750 §5.3): refuse them outright.
-    const url = new URL(c.req.url);
-    if (url.searchParams.has("access_token")) {
-      return c.json({ error: "invalid_request", error_description: "send the token in the Authorization header, not the URL" }, 400);
-    }
-    const header = c.req.header("authorization");
-    if (!header) return unauthorized(c, resourceMetadataUrl, "authorization required: send Authorization: Bearer <token>", false);
-    const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-    if (!match) return unauthorized(c, resourceMetadataUrl, "malformed Authorization header: expected `Bearer <token>`", true);
-    const info = verifier.verify(match[1] as string);
-    if (!info) return unauthorized(c, resourceMetadataUrl, "the access token is invalid, expired, revoked, or for another resource", true);
-    c.set("auth", info);
-    await next();
-  };
+const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i;
+
+/** The caller's identity, or the response that refuses it. */
+export function authenticate(request: Request, verifier: TokenVerifier, resourceMetadataUrl: string): AuthInfo | Response {
+  // Tokens in URLs end up in logs and Referer headers (RFC 6750 §5.3): refuse them outright.
+  if (request.url.includes("access_token=") && new URL(request.url).searchParams.has("access_token")) {
+    return Response.json({ error: "invalid_request", error_description: "send the token in the Authorization header, not the URL" }, { status: 400 });
+  }
+  const header = request.headers.get("authorization");
+  if (!header) return unauthorized(resourceMetadataUrl, "authorization required: send Authorization: Bearer <token>", false);
+  const match = BEARER.exec(header);
+  if (!match) return unauthorized(resourceMetadataUrl, "malformed Authorization header: expected `Bearer <token>`", true);
+  const info = verifier.verify(match[1] as string);
+  return info ?? unauthorized(resourceMetadataUrl, "the access token is invalid, expired, revoked, or for another resource", true);
 }

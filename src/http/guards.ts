@@ -2,6 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+const JSON_HEADERS = { "Content-Type": "application/json" };
 
 /** Host header → lower-case host name without port ("[::1]" keeps its brackets); null when absent or malformed. */
 export function hostnameOf(hostHeader: string | null | undefined): string | null {
@@ -16,38 +17,41 @@ export function isAllowedHost(hostname: string, allowedHosts: readonly string[])
 }
 
 /** DNS rebinding (MCP transport spec, "Security Warning"): only our own names may reach us → else 421. */
-export function hostGuard(allowedHosts: readonly string[]): MiddlewareHandler {
-  return async (c, next) => {
-    const hostname = hostnameOf(c.req.header("host"));
-    if (!hostname || !isAllowedHost(hostname, allowedHosts)) {
-      return c.json(
-        {
-          error: "misdirected_request",
-          error_description: `Host "${c.req.header("host") ?? ""}" is not served here — add it to MCP_ALLOWED_HOSTS (or set OAUTH_ISSUER_URL to it)`,
-        },
-        421,
-      );
-    }
-    await next();
-  };
+export function rejectForeignHost(request: Request, allowedHosts: readonly string[]): Response | null {
+  const header = request.headers.get("host");
+  const hostname = hostnameOf(header);
+  if (hostname && isAllowedHost(hostname, allowedHosts)) return null;
+  return Response.json(
+    {
+      error: "misdirected_request",
+      error_description: `Host "${header ?? ""}" is not served here — add it to MCP_ALLOWED_HOSTS (or set OAUTH_ISSUER_URL to it)`,
+    },
+    { status: 421, headers: JSON_HEADERS },
+  );
 }
 
 /** A browser page from a foreign site must not drive the bridge (cross-site request forgery): present and foreign Origin → 403. */
-export function originGuard(allowedHosts: readonly string[]): MiddlewareHandler {
-  return async (c, next) => {
-    const origin = c.req.header("origin");
-    if (origin !== undefined) {
-      let hostname: string | null = null;
-      try {
-        const url = new URL(origin);
-        if (url.protocol === "http:" || url.protocol === "https:") hostname = hostnameOf(url.host);
-      } catch {
-        hostname = null;
-      }
-      if (!hostname || !isAllowedHost(hostname, allowedHosts)) {
-        return c.json({ error: "forbidden_origin", error_description: `Origin "${origin}" may not call this server` }, 403);
-      }
-    }
-    await next();
-  };
+export function rejectForeignOrigin(request: Request, allowedHosts: readonly string[]): Response | null {
+  const origin = request.headers.get("origin");
+  if (origin === null) return null;
+  let hostname: string | null = null;
+  try {
+    const url = new URL(origin);
+    if (url.protocol === "http:" || url.protocol === "https:") hostname = hostnameOf(url.host);
+  } catch {
+    hostname = null;
+  }
+  if (hostname && isAllowedHost(hostname, allowedHosts)) return null;
+  return Response.json({ error: "forbidden_origin", error_description: `Origin "${origin}" may not call this server` }, { status: 403, headers: JSON_HEADERS });
 }
+
+/** The same checks as Hono middleware, for routes mounted on the app. */
+export const hostGuard =
+  (allowedHosts: readonly string[]): MiddlewareHandler =>
+  async (c, next) =>
+    rejectForeignHost(c.req.raw, allowedHosts) ?? (await next());
+
+export const originGuard =
+  (allowedHosts: readonly string[]): MiddlewareHandler =>
+  async (c, next) =>
+    rejectForeignOrigin(c.req.raw, allowedHosts) ?? (await next());

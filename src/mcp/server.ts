@@ -1,7 +1,9 @@
-// The MCP endpoint: a per-request McpServer (stateless, so restarts are invisible) serving both protocol eras on one URL.
-import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
+// The MCP endpoint: per-request SDK servers (stateless, so restarts are invisible) for both protocol eras, with a fast lane for instant calls.
+import { createMcpHandler, McpServer, type AuthInfo } from "@modelcontextprotocol/server";
 import { VERSION } from "../version.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
+import { fastCallOf, sseResult } from "./fast-lane.ts";
+import { instantToolCall } from "./instant.ts";
 import { LOCAL_PRINCIPAL, registerTools, type ToolDeps } from "./tools.ts";
 
 /** One server instance for one request; `principal` is who the request's token belongs to. */
@@ -22,14 +24,63 @@ export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
   return server;
 }
 
-export function createMcpEndpoint(deps: ToolDeps, onError?: (error: Error) => void): McpHttpHandler {
-  return createMcpHandler(({ authInfo }) => createMcpServer(deps, authInfo?.clientId ?? LOCAL_PRINCIPAL), {
+export interface McpEndpoint {
+  /** Serves one request; `bodyText` is the POST body when the caller already read it (under its size cap). */
+  fetch(request: Request, authInfo?: AuthInfo, bodyText?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface EndpointOptions {
+  onError?: (error: Error) => void;
+  /** Answer instant 2025-era calls without a per-request SDK server (default on; tests compare both paths). */
+  fastLane?: boolean;
+}
+
+export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
+  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, authInfo?.clientId ?? LOCAL_PRINCIPAL), {
     legacy: "stateless",
-    // Stream every tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
+    // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",
-    // SSE comment every 15 s: Cloudflare cuts responses silent for ~100 s.
+    // SSE comment at least every 15 s: Cloudflare cuts responses silent for ~100 s.
     keepAliveMs: Math.min(15_000, deps.timeouts.heartbeatMs),
     maxRequestBodySize: 4 * 1024 * 1024,
-    onerror: onError,
+    onerror: options.onError,
   });
+
+  // tools/list as the SDK words it, computed once by asking the SDK itself, so the two paths can never differ.
+  let toolsList: Promise<unknown> | null = null;
+  const listTools = (authInfo?: AuthInfo): Promise<unknown> =>
+    (toolsList ??= sdk
+      .fetch(
+        new Request("http://hermes-mcp.internal/mcp", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
+        }),
+        { authInfo },
+      )
+      .then(async (response) => JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
+
+  return {
+    async fetch(request, authInfo, bodyText) {
+      if (request.method !== "POST") return sdk.fetch(request, { authInfo });
+      const text = bodyText ?? (await request.text());
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Let the SDK word the parse error.
+        return sdk.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: text }), { authInfo });
+      }
+      const call = options.fastLane === false ? null : fastCallOf(request.headers, body);
+      if (call?.method === "ping") return sseResult(call.id, {});
+      if (call?.method === "tools/list" && call.params.cursor === undefined) return sseResult(call.id, await listTools(authInfo));
+      if (call?.method === "tools/call") {
+        const result = instantToolCall(deps.jobs, call.params.name, call.params.arguments, authInfo?.clientId ?? LOCAL_PRINCIPAL);
+        if (result) return sseResult(call.id, result);
+      }
+      return sdk.fetch(request, { authInfo, parsedBody: body });
+    },
+    close: () => sdk.close(),
+  };
 }

@@ -2,11 +2,12 @@
 import type { CallToolResult, McpServer, ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { JobService } from "../jobs/service.ts";
-import { JobRefusedError } from "../jobs/service.ts";
 import type { JobView } from "../jobs/view.ts";
 import type { Logger } from "../log.ts";
 import type { SyncCallRegistry } from "./cancellations.ts";
 import { askDescription, CANCEL_DESCRIPTION, CHECK_DESCRIPTION, RESET_DESCRIPTION } from "./descriptions.ts";
+import { askAsync, cancelJob, checkNow, resetJobs, startJob } from "./instant.ts";
+import { failure, structured } from "./results.ts";
 import { AskInput, AskOutput, CheckInput, JobIdInput, JobViewOutput, ResetInput, ResetOutput } from "./schemas.ts";
 
 export interface ToolDeps {
@@ -16,16 +17,6 @@ export interface ToolDeps {
   timeouts: { syncBudgetMs: number; requestMs: number; heartbeatMs: number; maxWaitMs: number };
 }
 
-/** Structured result plus the same JSON as text, for clients that read only `content`. */
-function structured<T extends object>(value: T): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
-}
-
-function failure(message: string, extra?: object): CallToolResult {
-  return { content: [{ type: "text", text: extra ? `${message}\n${JSON.stringify(extra)}` : message }], isError: true };
-}
-
-/** Who is calling: the token's client id (personal access token name or OAuth client). */
 export const LOCAL_PRINCIPAL = "local";
 const principalOf = (ctx: ServerContext): string => ctx.http?.authInfo?.clientId ?? LOCAL_PRINCIPAL;
 
@@ -86,19 +77,10 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       annotations: { title: "Ask Hermes", readOnlyHint: false, openWorldHint: true },
     },
     async (args: z.output<typeof AskInput>, ctx: ServerContext): Promise<CallToolResult> => {
-      let jobId: string;
-      try {
-        jobId = deps.jobs.submit({
-          principal: principalOf(ctx),
-          prompt: args.prompt,
-          sessionLabel: args.session_id ?? null,
-          mode: args.async_mode ? "async" : "sync",
-        }).id;
-      } catch (error) {
-        if (error instanceof JobRefusedError) return failure(error.message);
-        throw error;
-      }
-      if (args.async_mode) return structured({ job_id: jobId, status: "pending" as const });
+      if (args.async_mode) return askAsync(deps.jobs, args, principalOf(ctx));
+      const started = startJob(deps.jobs, args, principalOf(ctx));
+      if ("refused" in started) return started.refused;
+      const { jobId } = started;
 
       // Sync: wait up to the budget (or the whole request timeout when overflow is off), then hand over to a job.
       const budget = deps.timeouts.syncBudgetMs > 0 ? deps.timeouts.syncBudgetMs : deps.timeouts.requestMs + 5000;
@@ -131,8 +113,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     },
     async (args: z.output<typeof CheckInput>, ctx: ServerContext): Promise<CallToolResult> => {
       const waitMs = Math.min(Math.max(0, (args.wait_seconds ?? 0) * 1000), deps.timeouts.maxWaitMs);
-      const view = waitMs > 0 ? await watchJob(deps, ctx, args.job_id, waitMs, false) : deps.jobs.view(args.job_id);
-      return structured(view);
+      return waitMs > 0 ? structured(await watchJob(deps, ctx, args.job_id, waitMs, false)) : checkNow(deps.jobs, args.job_id);
     },
   );
 
@@ -145,7 +126,7 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       outputSchema: JobViewOutput,
       annotations: { title: "Cancel a Hermes job", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (args: z.output<typeof JobIdInput>): Promise<CallToolResult> => structured(deps.jobs.stop(args.job_id, "cancelled")),
+    async (args: z.output<typeof JobIdInput>): Promise<CallToolResult> => cancelJob(deps.jobs, args.job_id),
   );
 
   server.registerTool(
@@ -157,6 +138,6 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
       outputSchema: ResetOutput,
       annotations: { title: "Clear all Hermes jobs", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (): Promise<CallToolResult> => structured(deps.jobs.reset()),
+    async (): Promise<CallToolResult> => resetJobs(deps.jobs),
   );
 }

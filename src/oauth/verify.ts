@@ -26,7 +26,7 @@ const CACHE_LIMIT = 10_000;
  * moves (another connection — a `token revoke` or `clients revoke` CLI — committed), so revocation is immediate.
  */
 export function createTokenVerifier(store: Store, kinds: TokenKind[], now: () => number = Date.now): TokenVerifier & { invalidate(): void } {
-  const cache = new Map<string, { info: AuthInfo; touchedAt: number; kind: TokenKind }>();
+  const cache = new Map<string, { info: AuthInfo; touchedAt: number; tokenHash: string }>();
   let seenVersion = store.dataVersion();
   const invalidate = (): void => cache.clear();
   return {
@@ -39,27 +39,28 @@ export function createTokenVerifier(store: Store, kinds: TokenKind[], now: () =>
       }
       const kind = kinds.find((k) => token.startsWith(k.prefix));
       if (!kind || token.length > 512) return null;
-      const tokenHash = hashToken(token);
       const at = now();
-      const cached = cache.get(tokenHash);
+      // Keyed by the token itself (it lives in this process's memory only), so a hit costs no hashing.
+      const cached = cache.get(token);
       if (cached) {
         if (cached.info.expiresAt !== undefined && cached.info.expiresAt * 1000 <= at) {
-          cache.delete(tokenHash);
+          cache.delete(token);
           return null;
         }
         if (at - cached.touchedAt >= TOUCH_EVERY_MS) {
           cached.touchedAt = at;
-          kind.touch?.(tokenHash, cached.info, at);
+          kind.touch?.(cached.tokenHash, cached.info, at);
         }
         return cached.info;
       }
+      const tokenHash = hashToken(token);
       const info = kind.lookup(tokenHash, token);
       if (!info) return null;
       if (info.expiresAt !== undefined && info.expiresAt * 1000 <= at) return null;
       kind.touch?.(tokenHash, info, at);
       if (cache.size >= CACHE_LIMIT) cache.clear();
       // (Our own writes, like touch, do not move data_version: only other connections' commits do.)
-      cache.set(tokenHash, { info, touchedAt: at, kind });
+      cache.set(token, { info, touchedAt: at, tokenHash });
       return info;
     },
   };

@@ -1,0 +1,26 @@
+// Reads a request body as text under a size cap, without buffering more than the cap (oversized bodies → null).
+export async function readBodyLimited(request: Request, maxBytes: number): Promise<string | null> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) return null;
+  if (!request.body) return "";
+  if (Number.isFinite(declared)) {
+    // Bun enforces Content-Length framing, so a declared size within the cap is the size we read.
+    const text = await request.text();
+    return Buffer.byteLength(text) > maxBytes ? null : text;
+  }
+  // Chunked: count as we go and stop at the cap.
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,50 @@
+// Decides which requests can skip the SDK's per-request server: simple 2025-era JSON-RPC calls with an instant answer.
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+
+/** 2025-era revisions the SDK serves statelessly; a 2026-07-28 (or unknown) revision always goes to the SDK. */
+const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < "2026"));
+const FAST_METHODS = new Set(["ping", "tools/list", "tools/call"]);
+
+export interface FastCall {
+  id: string | number;
+  method: "ping" | "tools/list" | "tools/call";
+  params: Record<string, unknown>;
+}
+
+/**
+ * A request the fast lane may answer, or null. Anything unusual — another method, a batch, a notification, a
+ * per-request envelope, a modern or unknown protocol header, headers the SDK would refuse — is left to the SDK, which
+ * stays the single authority on protocol errors.
+ */
+export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
+  const version = headers.get("mcp-protocol-version");
+  if (version !== null && !LEGACY_VERSIONS.has(version)) return null;
+  const accept = headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  if (!(headers.get("content-type") ?? "").includes("application/json")) return null;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const message = body as Record<string, unknown>;
+  if (message.jsonrpc !== "2.0" || typeof message.method !== "string" || !FAST_METHODS.has(message.method)) return null;
+  const id = message.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return null;
+  const params = message.params ?? {};
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
+  const meta = (params as Record<string, unknown>)._meta;
+  if (meta !== undefined) {
+    if (typeof meta !== "object" || meta === null) return null;
+    // A progress token or a 2026 envelope means the caller expects more than one instant answer.
+    if (Object.keys(meta).some((key) => key === "progressToken" || key.startsWith("io.modelcontextprotocol/"))) return null;
+  }
+  return { id, method: message.method as FastCall["method"], params: params as Record<string, unknown> };
+}
+
+const SSE_HEADERS = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  "X-Accel-Buffering": "no",
+};
+
+/** The same single-event SSE answer the SDK's stateless transport sends. */
+export function sseResult(id: string | number, result: unknown): Response {
+  return new Response(`event: message\ndata: {"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`, { headers: SSE_HEADERS });
+}
