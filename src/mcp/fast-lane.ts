@@ -9,6 +9,8 @@ export interface FastCall {
   id: string | number;
   method: "ping" | "tools/list" | "tools/call";
   params: Record<string, unknown>;
+  /** The caller's progress token, when it asked for progress notifications. */
+  progressToken?: string | number;
 }
 
 /**
@@ -30,12 +32,18 @@ export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
   const params = message.params ?? {};
   if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
   const meta = (params as Record<string, unknown>)._meta;
+  let progressToken: string | number | undefined;
   if (meta !== undefined) {
-    if (typeof meta !== "object" || meta === null) return null;
-    // A progress token or a 2026 envelope means the caller expects more than one instant answer.
-    if (Object.keys(meta).some((key) => key === "progressToken" || key.startsWith("io.modelcontextprotocol/"))) return null;
+    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return null;
+    // A 2026 per-request envelope belongs to the modern path.
+    if (Object.keys(meta).some((key) => key.startsWith("io.modelcontextprotocol/"))) return null;
+    const token = (meta as Record<string, unknown>).progressToken;
+    if (token !== undefined) {
+      if (typeof token !== "string" && typeof token !== "number") return null;
+      progressToken = token;
+    }
   }
-  return { id, method: message.method as FastCall["method"], params: params as Record<string, unknown> };
+  return { id, method: message.method as FastCall["method"], params: params as Record<string, unknown>, progressToken };
 }
 
 const SSE_HEADERS = {
@@ -44,7 +52,43 @@ const SSE_HEADERS = {
   "X-Accel-Buffering": "no",
 };
 
+const resultEvent = (id: string | number, result: unknown): string =>
+  `event: message\ndata: {"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+
 /** The same single-event SSE answer the SDK's stateless transport sends. */
 export function sseResult(id: string | number, result: unknown): Response {
-  return new Response(`event: message\ndata: {"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`, { headers: SSE_HEADERS });
+  return new Response(resultEvent(id, result), { headers: SSE_HEADERS });
+}
+
+/**
+ * An SSE answer that streams notifications while `work` runs, then its result — what the SDK's stateless transport
+ * sends for a call that reports progress. `work` gets a signal aborted when the client goes away.
+ */
+export function sseStream(
+  id: string | number,
+  requestSignal: AbortSignal,
+  work: (send: (notification: { method: string; params: Record<string, unknown> }) => void, signal: AbortSignal) => Promise<unknown>,
+): Response {
+  const gone = new AbortController();
+  const onRequestAbort = (): void => gone.abort("client disconnected");
+  requestSignal.addEventListener("abort", onRequestAbort, { once: true });
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const write = (text: string): void => {
+        if (!gone.signal.aborted) controller.enqueue(encoder.encode(text));
+      };
+      try {
+        const result = await work((n) => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", ...n })}\n\n`), gone.signal);
+        write(resultEvent(id, result));
+      } finally {
+        requestSignal.removeEventListener("abort", onRequestAbort);
+        if (!gone.signal.aborted) controller.close();
+      }
+    },
+    cancel() {
+      gone.abort("client disconnected");
+    },
+  });
+  return new Response(stream, { headers: SSE_HEADERS });
 }

@@ -1,10 +1,11 @@
-// The MCP endpoint: per-request SDK servers (stateless, so restarts are invisible) for both protocol eras, with a fast lane for instant calls.
+// The MCP endpoint: per-request SDK servers (stateless, so restarts are invisible) for both protocol eras, with a fast lane for 2025-era tool calls.
 import { createMcpHandler, McpServer, type AuthInfo } from "@modelcontextprotocol/server";
 import { VERSION } from "../version.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { fastCallOf, sseResult } from "./fast-lane.ts";
-import { instantToolCall } from "./instant.ts";
-import { LOCAL_PRINCIPAL, registerTools, type ToolDeps } from "./tools.ts";
+import { fastToolCall } from "./fast-calls.ts";
+import { LOCAL_PRINCIPAL, type ToolDeps } from "./deps.ts";
+import { registerTools } from "./tools.ts";
 
 /** One server instance for one request; `principal` is who the request's token belongs to. */
 export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
@@ -32,7 +33,7 @@ export interface McpEndpoint {
 
 export interface EndpointOptions {
   onError?: (error: Error) => void;
-  /** Answer instant 2025-era calls without a per-request SDK server (default on; tests compare both paths). */
+  /** Answer 2025-era ping, tools/list and tool calls without a per-request SDK server (default on; tests compare both paths). */
   fastLane?: boolean;
 }
 
@@ -76,8 +77,8 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       if (call?.method === "ping") return sseResult(call.id, {});
       if (call?.method === "tools/list" && call.params.cursor === undefined) return sseResult(call.id, await listTools(authInfo));
       if (call?.method === "tools/call") {
-        const result = instantToolCall(deps.jobs, call.params.name, call.params.arguments, authInfo?.clientId ?? LOCAL_PRINCIPAL);
-        if (result) return sseResult(call.id, result);
+        const answered = fastToolCall(deps, call, authInfo?.clientId ?? LOCAL_PRINCIPAL, request.signal);
+        if (answered) return answered;
       }
       return sdk.fetch(request, { authInfo, parsedBody: body });
     },

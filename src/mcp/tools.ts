@@ -1,105 +1,55 @@
-// The four tools' behaviour: hermes_ask (sync with progress and overflow to a job, or async), hermes_check (long-poll), hermes_cancel, hermes_reset.
+// Registers the four tools on an SDK server: descriptions, schemas, annotations, and handlers over the shared tool logic.
 import type { CallToolResult, McpServer, ServerContext } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { JobService } from "../jobs/service.ts";
-import type { JobView } from "../jobs/view.ts";
-import type { Logger } from "../log.ts";
-import type { SyncCallRegistry } from "./cancellations.ts";
+import { type ToolDeps, LOCAL_PRINCIPAL } from "./deps.ts";
 import { askDescription, CANCEL_DESCRIPTION, CHECK_DESCRIPTION, RESET_DESCRIPTION } from "./descriptions.ts";
-import { askAsync, cancelJob, checkNow, resetJobs, startJob } from "./instant.ts";
-import { failure, structured } from "./results.ts";
+import { askAsync, cancelJob, resetJobs } from "./instant.ts";
+import { withCachedJsonSchema } from "./schema-cache.ts";
 import { AskInput, AskOutput, CheckInput, JobIdInput, JobViewOutput, ResetInput, ResetOutput } from "./schemas.ts";
+import { checkJob, syncAsk, type CallChannel } from "./waiting.ts";
 
-export interface ToolDeps {
-  jobs: JobService;
-  calls: SyncCallRegistry;
-  log: Logger;
-  timeouts: { syncBudgetMs: number; requestMs: number; heartbeatMs: number; maxWaitMs: number };
-}
+// Converted to JSON Schema once per process, not once per request.
+const schemas = {
+  askIn: withCachedJsonSchema(AskInput),
+  askOut: withCachedJsonSchema(AskOutput),
+  checkIn: withCachedJsonSchema(CheckInput),
+  jobIdIn: withCachedJsonSchema(JobIdInput),
+  jobOut: withCachedJsonSchema(JobViewOutput),
+  resetIn: withCachedJsonSchema(ResetInput),
+  resetOut: withCachedJsonSchema(ResetOutput),
+};
 
-export const LOCAL_PRINCIPAL = "local";
-const principalOf = (ctx: ServerContext): string => ctx.http?.authInfo?.clientId ?? LOCAL_PRINCIPAL;
-
-/**
- * Keeps a waiting call visibly alive: progress notifications when the caller sent a progressToken (clients reset
- * their timeout on them), else log notifications; both keep proxies from cutting an idle stream.
- */
-function progressReporter(ctx: ServerContext, log: Logger) {
+/** A waiting call's channel over the SDK's request context. */
+function channelOf(ctx: ServerContext, deps: ToolDeps): CallChannel {
   const token = ctx.mcpReq._meta?.progressToken;
   let count = 0;
-  return (message: string): void => {
-    if (ctx.mcpReq.signal.aborted) return;
-    const sent =
-      token !== undefined
-        ? ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } })
-        : ctx.mcpReq.log("info", message, "hermes-mcp");
-    sent.catch((error: unknown) => log.debug("progress notification not delivered", { error: (error as Error).message }));
+  return {
+    principal: ctx.http?.authInfo?.clientId ?? LOCAL_PRINCIPAL,
+    requestId: ctx.mcpReq.id,
+    signal: ctx.mcpReq.signal,
+    report(message) {
+      if (ctx.mcpReq.signal.aborted) return;
+      const sent =
+        token !== undefined
+          ? ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } })
+          : ctx.mcpReq.log("info", message, "hermes-mcp");
+      sent.catch((error: unknown) => deps.log.debug("progress notification not delivered", { error: (error as Error).message }));
+    },
   };
 }
 
-/** Waits for a job while reporting its tool events and a heartbeat; resolves with the job's view when it ends or time is up. */
-async function watchJob(deps: ToolDeps, ctx: ServerContext, jobId: string, waitMs: number, stopOnAbort: boolean): Promise<JobView> {
-  const report = progressReporter(ctx, deps.log);
-  const unsubscribe = deps.jobs.subscribe(jobId, (event) => {
-    if (event.type === "tool") report(event.line);
-    else if (event.type === "retry") report(event.note);
-  });
-  const heartbeat = setInterval(() => {
-    const view = deps.jobs.view(jobId);
-    const p = view.progress;
-    const doing = p?.current_tool ? ` — ${p.current_tool}` : view.queue_position ? ` — waiting in line (#${view.queue_position})` : "";
-    report(`Hermes is still working (${p?.elapsed_seconds ?? 0} s elapsed${doing})`);
-  }, deps.timeouts.heartbeatMs);
-  const onAbort = (): void => {
-    deps.jobs.stop(jobId, "client_disconnected");
-  };
-  if (stopOnAbort) ctx.mcpReq.signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    await deps.jobs.waitForEnd(jobId, waitMs, ctx.mcpReq.signal);
-  } finally {
-    clearInterval(heartbeat);
-    unsubscribe();
-    ctx.mcpReq.signal.removeEventListener("abort", onAbort);
-  }
-  return deps.jobs.view(jobId);
-}
-
-export function registerTools(server: McpServer, deps: ToolDeps): void {
-  const syncBudgetSeconds = Math.round(deps.timeouts.syncBudgetMs / 1000);
-
+export function registerTools(server: McpServer, deps: ToolDeps, askText = askDescription(Math.round(deps.timeouts.syncBudgetMs / 1000))): void {
   server.registerTool(
     "hermes_ask",
     {
       title: "Ask Hermes",
-      description: askDescription(syncBudgetSeconds),
-      inputSchema: AskInput,
-      outputSchema: AskOutput,
+      description: askText,
+      inputSchema: schemas.askIn,
+      outputSchema: schemas.askOut,
       annotations: { title: "Ask Hermes", readOnlyHint: false, openWorldHint: true },
     },
-    async (args: z.output<typeof AskInput>, ctx: ServerContext): Promise<CallToolResult> => {
-      if (args.async_mode) return askAsync(deps.jobs, args, principalOf(ctx));
-      const started = startJob(deps.jobs, args, principalOf(ctx));
-      if ("refused" in started) return started.refused;
-      const { jobId } = started;
-
-      // Sync: wait up to the budget (or the whole request timeout when overflow is off), then hand over to a job.
-      const budget = deps.timeouts.syncBudgetMs > 0 ? deps.timeouts.syncBudgetMs : deps.timeouts.requestMs + 5000;
-      const forget = deps.calls.register(principalOf(ctx), ctx.mcpReq.id, jobId);
-      const view = await watchJob(deps, ctx, jobId, budget, true).finally(forget);
-      if (view.status === "completed") {
-        return structured({ job_id: jobId, status: "completed" as const, answer: view.result ?? "", session_id: view.session_id });
-      }
-      if (view.status === "pending" || view.status === "running") {
-        deps.jobs.promote(jobId);
-        return structured({
-          job_id: jobId,
-          status: view.status,
-          session_id: view.session_id,
-          note: `Hermes is still working after ${syncBudgetSeconds} s, so this call became a job and keeps running. Call hermes_check with job_id "${jobId}" and wait_seconds 30 until it ends; do not call hermes_ask again for this task.`,
-        });
-      }
-      return failure(`Hermes did not finish: ${view.error ?? view.status}`, view.partial_result ? { job_id: jobId, partial_result: view.partial_result } : { job_id: jobId });
-    },
+    async (args: z.output<typeof AskInput>, ctx: ServerContext): Promise<CallToolResult> =>
+      args.async_mode ? askAsync(deps.jobs, args, ctx.http?.authInfo?.clientId ?? LOCAL_PRINCIPAL) : syncAsk(deps, channelOf(ctx, deps), args),
   );
 
   server.registerTool(
@@ -107,14 +57,11 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Check a Hermes job",
       description: CHECK_DESCRIPTION,
-      inputSchema: CheckInput,
-      outputSchema: JobViewOutput,
+      inputSchema: schemas.checkIn,
+      outputSchema: schemas.jobOut,
       annotations: { title: "Check a Hermes job", readOnlyHint: true, openWorldHint: false },
     },
-    async (args: z.output<typeof CheckInput>, ctx: ServerContext): Promise<CallToolResult> => {
-      const waitMs = Math.min(Math.max(0, (args.wait_seconds ?? 0) * 1000), deps.timeouts.maxWaitMs);
-      return waitMs > 0 ? structured(await watchJob(deps, ctx, args.job_id, waitMs, false)) : checkNow(deps.jobs, args.job_id);
-    },
+    async (args: z.output<typeof CheckInput>, ctx: ServerContext): Promise<CallToolResult> => checkJob(deps, channelOf(ctx, deps), args),
   );
 
   server.registerTool(
@@ -122,8 +69,8 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Cancel a Hermes job",
       description: CANCEL_DESCRIPTION,
-      inputSchema: JobIdInput,
-      outputSchema: JobViewOutput,
+      inputSchema: schemas.jobIdIn,
+      outputSchema: schemas.jobOut,
       annotations: { title: "Cancel a Hermes job", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args: z.output<typeof JobIdInput>): Promise<CallToolResult> => cancelJob(deps.jobs, args.job_id),
@@ -134,8 +81,8 @@ export function registerTools(server: McpServer, deps: ToolDeps): void {
     {
       title: "Clear all Hermes jobs",
       description: RESET_DESCRIPTION,
-      inputSchema: ResetInput,
-      outputSchema: ResetOutput,
+      inputSchema: schemas.resetIn,
+      outputSchema: schemas.resetOut,
       annotations: { title: "Clear all Hermes jobs", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (): Promise<CallToolResult> => resetJobs(deps.jobs),

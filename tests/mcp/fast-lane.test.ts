@@ -19,6 +19,7 @@ describe("fastCallOf", () => {
     expect(fastCallOf(headers(), call("ping"))?.method).toBe("ping");
     expect(fastCallOf(headers({ "mcp-protocol-version": "2025-06-18" }), call("tools/list"))?.method).toBe("tools/list");
     expect(fastCallOf(headers(), call("tools/call", { name: "hermes_check", arguments: { job_id: "x" } }, "abc"))?.id).toBe("abc");
+    expect(fastCallOf(headers(), call("tools/call", { name: "hermes_ask", arguments: {}, _meta: { progressToken: "p1" } }))?.progressToken).toBe("p1");
   });
 
   test.each([
@@ -31,7 +32,7 @@ describe("fastCallOf", () => {
     ["a batch", headers(), [call("ping")]],
     ["a fractional id", headers(), call("ping", undefined, 1.5)],
     ["a null id", headers(), call("ping", undefined, null)],
-    ["a progress token", headers(), call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: 1 } })],
+    ["a progress token that is not a string or number", headers(), call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: {} } })],
     ["a 2026 envelope", headers(), call("tools/call", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } })],
     ["array params", headers(), call("tools/list", [])],
     ["wrong jsonrpc", headers(), { ...call("ping"), jsonrpc: "1.0" }],
@@ -45,7 +46,15 @@ describe("both paths answer alike", () => {
   const store = openStore(join(dir, "db.sqlite"));
   const jobs = new JobService({
     store,
-    gateway: { chat: () => new Promise(() => {}) },
+    gateway: {
+      chat: async (request) => {
+        if (request.prompt.startsWith("hang")) return new Promise(() => {});
+        await Bun.sleep(2);
+        request.onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "x" });
+        await Bun.sleep(5);
+        return { text: `echo: ${request.prompt}`, sessionId: "api-1", finishReason: "stop" };
+      },
+    },
     limits: { maxConcurrent: 2, maxQueued: 5, maxStored: 100, retentionMs: 3_600_000 },
     timeouts: { requestMs: 60_000, jobMs: 60_000 },
     log: silentLogger,
@@ -66,7 +75,8 @@ describe("both paths answer alike", () => {
     const text = JSON.stringify(body);
     const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers: headers(), body: text }), auth, text);
     const raw = await response.text();
-    return { status: response.status, type: response.headers.get("content-type"), message: JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? raw) };
+    const events = [...raw.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] as string));
+    return { status: response.status, type: response.headers.get("content-type"), message: events.at(-1) ?? JSON.parse(raw), events };
   };
 
   test.each([
@@ -84,6 +94,22 @@ describe("both paths answer alike", () => {
     expect(a.type).toBe(b.type);
     const strip = (m: { result?: { _meta?: unknown } }) => ({ ...m, result: m.result ? { ...m.result, _meta: undefined } : undefined });
     expect(strip(a.message)).toEqual(strip(b.message));
+  });
+
+  test.each([
+    ["with a progress token", { progressToken: "tok" }],
+    ["without one (log notifications)", undefined],
+  ])("a sync hermes_ask streams the same notifications and result either way, %s", async (_name, meta) => {
+    const body = call("tools/call", { name: "hermes_ask", arguments: { prompt: "stream me" }, ...(meta ? { _meta: meta } : {}) });
+    const a = await send(fast, body);
+    const b = await send(slow, body);
+    expect(a.type).toBe(b.type);
+    const shape = (events: { method?: string; params?: Record<string, unknown>; result?: { structuredContent?: Record<string, unknown> } }[]) =>
+      events.map((e) => e.method ?? { answer: e.result?.structuredContent?.answer, status: e.result?.structuredContent?.status });
+    expect(shape(a.events)).toEqual(shape(b.events));
+    expect(a.events.length).toBe(2);
+    expect(a.events[0]).toEqual(b.events[0]);
+    expect(shape(a.events).at(-1)).toEqual({ answer: "echo: stream me", status: "completed" });
   });
 
   test("an async hermes_ask answers the same shape either way", async () => {
