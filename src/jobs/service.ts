@@ -104,7 +104,17 @@ export class JobService {
       );
     }
     const createdAt = this.now();
-    store.jobs.insert({ id, principal: request.principal, mode: request.mode, promptChars: request.prompt.length, sessionLabel: request.sessionLabel, createdAt });
+    // A job admitted at once is stored as running straight away: one commit fewer on the hot path.
+    const startsNow = admission === "run";
+    store.jobs.insert({
+      id,
+      principal: request.principal,
+      mode: request.mode,
+      promptChars: request.prompt.length,
+      sessionLabel: request.sessionLabel,
+      createdAt,
+      startedAt: startsNow ? createdAt : undefined,
+    });
     this.live.set(id, {
       controller: new AbortController(),
       prompt: request.prompt,
@@ -118,7 +128,7 @@ export class JobService {
     });
     this.options.log.info("job accepted", { job: id, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
-    if (admission === "run") this.begin(id);
+    if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
   }
 
@@ -228,9 +238,9 @@ export class JobService {
     live.deadline = setTimeout(() => this.stop(id, "timeout"), remaining);
   }
 
-  private begin(id: string): void {
+  private begin(id: string, storedAsRunning = false): void {
     const live = this.live.get(id);
-    if (!live || !this.options.store.jobs.markRunning(id, this.now())) {
+    if (!live || !(storedAsRunning || this.options.store.jobs.markRunning(id, this.now()))) {
       this.settle(id);
       return;
     }
@@ -267,8 +277,11 @@ export class JobService {
           this.emit(id, { type: "retry", note });
         },
       });
-      if (live.sessionLabel && result.sessionId) store.sessions.put(live.principal, live.sessionLabel, result.sessionId, this.now());
-      if (store.jobs.finish(id, { status: "completed", result: result.text, endReason: "completed", finishedAt: this.now() })) {
+      // The answer and the session id it threads on are committed together.
+      const label = live.sessionLabel;
+      const sessionId = result.sessionId;
+      const recordSession = label && sessionId ? () => store.sessions.put(live.principal, label, sessionId, this.now()) : undefined;
+      if (store.jobs.finish(id, { status: "completed", result: result.text, endReason: "completed", finishedAt: this.now() }, recordSession)) {
         log.info("job completed", { job: id, duration_ms: this.now() - started, answer_chars: result.text.length, session: live.sessionLabel });
         log.debug("job answer", { job: id, answer: result.text });
       }

@@ -31,6 +31,8 @@ export interface NewJob {
   promptChars: number;
   sessionLabel: string | null;
   createdAt: number;
+  /** Set when the job starts at once: it is stored as running in the same write (one commit fewer per job). */
+  startedAt?: number;
 }
 
 export interface JobEnd {
@@ -52,8 +54,8 @@ export class JobStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.query(
-      `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at)
-       VALUES ($id, $principal, $mode, 'pending', $promptChars, $sessionLabel, $createdAt)`,
+      `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at, started_at)
+       VALUES ($id, $principal, $mode, $status, $promptChars, $sessionLabel, $createdAt, $startedAt)`,
     );
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
     this.startStmt = db.query("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'");
@@ -74,6 +76,8 @@ export class JobStore {
       promptChars: job.promptChars,
       sessionLabel: job.sessionLabel,
       createdAt: job.createdAt,
+      status: job.startedAt === undefined ? "pending" : "running",
+      startedAt: job.startedAt ?? null,
     });
   }
 
@@ -87,8 +91,15 @@ export class JobStore {
     return this.startStmt.run(at, id).changes === 1;
   }
 
-  /** active → terminal; false when the job had already ended (or is gone). */
-  finish(id: string, end: JobEnd): boolean {
+  /** active → terminal; false when the job had already ended (or is gone). `alsoRun` commits in the same transaction. */
+  finish(id: string, end: JobEnd, alsoRun?: () => void): boolean {
+    if (alsoRun) {
+      return this.db.transaction(() => {
+        const ended = this.finish(id, end);
+        if (ended) alsoRun();
+        return ended;
+      })();
+    }
     return (
       this.finishStmt.run({
         id,
