@@ -1,0 +1,51 @@
+// The single binary: `bun run build` gives a self-contained executable that serves; cross-compiling works as the README says.
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, makeHome, removeHome } from "../support/daemon.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const out = join(tmpdir(), `hermes-mcp-binary-${process.pid}`);
+const home = makeHome();
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  removeHome(home);
+});
+
+const build = (args: string[]) => Bun.spawnSync([process.execPath, "build", "--compile", "--minify", ...args, join(ROOT, "src", "cli", "index.ts")], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
+
+describe("the compiled binary", () => {
+  test("builds, reports its version, and serves /healthz and /mcp without Bun or node_modules around it", async () => {
+    const binary = join(out, "hermes-mcp");
+    const result = build(["--outfile", binary]);
+    expect(result.exitCode, result.stderr.toString()).toBe(0);
+    const version = Bun.spawnSync([binary, "--version"], { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } });
+    expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+
+    const port = freePort();
+    const proc = Bun.spawn([binary, "serve"], { cwd: home, env: { HOME: home, BIND_PORT: String(port), PATH: "/usr/bin:/bin" }, stdout: "ignore", stderr: "pipe" });
+    try {
+      let health: Response | null = null;
+      for (let i = 0; i < 200 && !health; i++) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+        if (!health) await Bun.sleep(25);
+      }
+      expect(health?.status).toBe(200);
+      const unauthorized = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" });
+      expect(unauthorized.status).toBe(401);
+    } finally {
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    }
+  });
+
+  test("cross-compiles for linux-arm64 as the README shows", () => {
+    const result = build(["--target=bun-linux-arm64", "--outfile", join(out, "hermes-mcp-linux-arm64")]);
+    expect(result.exitCode, result.stderr.toString()).toBe(0);
+    const header = readFileSync(join(out, "hermes-mcp-linux-arm64")).subarray(0, 20);
+    // ELF, e_machine = 183 (AArch64)
+    expect([...header.subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+    expect(header[18]).toBe(183);
+  });
+});
