@@ -1,6 +1,5 @@
 // `bun run bench`: throughput, added latency, idle memory and start-up of hermes-mcp, printed beside their baselines.
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { freePort, makeHome, removeHome } from "../tests/support/daemon.ts";
@@ -19,7 +18,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 console.error("starting hermes-mcp against the fake gateway (default settings, LOG_LEVEL=INFO)…");
-const world = await startWorld({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "INFO" });
+const world = await startWorld({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "INFO" }, { logFile: join(makeHome(), "daemon.log") });
 const mcpUrl = `${world.daemon.url}/mcp`;
 const callBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hermes_check", arguments: { job_id: "bench-unknown-job" } } });
 const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${world.token}` };
@@ -82,9 +81,9 @@ await world.close();
 
 // 4. The compiled binary: size, start-up to first /healthz answer, idle memory.
 console.error("building the single binary…");
-const binary = join(tmpdir(), `hermes-mcp-bench-${process.pid}`);
-const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", join(ROOT, "src", "cli", "index.ts"), "--outfile", binary], { stderr: "pipe" });
+const build = Bun.spawnSync([process.execPath, "run", "build"], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
 if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+const binary = join(ROOT, "dist", "hermes-mcp");
 const starts: number[] = [];
 let idleRss = 0;
 for (let i = 0; i < 5; i++) {

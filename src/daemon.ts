@@ -1,7 +1,8 @@
 // Wires the layers into a running daemon: store, gateway client, jobs, token verifier, MCP endpoint, HTTP server; and stops it cleanly.
 import type { LoadedConfig } from "./config/load.ts";
 import { GatewayClient } from "./gateway/client.ts";
-import { createApp } from "./http/app.ts";
+import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
+import { createMcpRoute } from "./http/mcp-route.ts";
 import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
@@ -42,12 +43,15 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, {
     onError: (error) => log.debug("mcp request rejected", { error: error.message }),
   });
-  const app = createApp({ config, log, verifier, mcp });
+  const mcpRoute = createMcpRoute({ config, log, verifier, mcp, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
+  const app = createApp({ config, log, verifier, mcp, mcpRoute });
 
   const server = Bun.serve({
     hostname: config.bind.host,
     port: config.bind.port,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
+    // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
+    routes: { "/mcp": mcpRoute },
     fetch: app.fetch,
     error(error) {
       log.error("request failed", { error: error.message });

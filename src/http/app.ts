@@ -14,6 +14,8 @@ export interface AppDeps {
   log: Logger;
   verifier: TokenVerifier;
   mcp: McpEndpoint;
+  /** The /mcp pipeline, when the caller also mounts it natively on Bun.serve (see daemon.ts). */
+  mcpRoute?: (request: Request) => Promise<Response>;
   /** Extra routes (the OAuth authorization server) mounted at the root, behind the Host guard. */
   extraRoutes?: Hono;
 }
@@ -27,7 +29,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   // Registered first, so the hot path runs none of the middleware below; it logs its own line.
-  const mcpRoute = createMcpRoute({ ...deps, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
+  const mcpRoute = deps.mcpRoute ?? createMcpRoute({ ...deps, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
   app.all("/mcp", (c) => mcpRoute(c.req.raw));
 
   // One INFO line per request: method, path (never the query: it may carry codes), status, duration.

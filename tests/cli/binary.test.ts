@@ -13,12 +13,13 @@ afterAll(() => {
   removeHome(home);
 });
 
-const build = (args: string[]) => Bun.spawnSync([process.execPath, "build", "--compile", "--minify", ...args, join(ROOT, "src", "cli", "index.ts")], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
+const crossBuild = (args: string[]) => Bun.spawnSync([process.execPath, "build", "--compile", "--minify", ...args, join(ROOT, "src", "cli", "index.ts")], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
 
 describe("the compiled binary", () => {
   test("builds, reports its version, and serves /healthz and /mcp without Bun or node_modules around it", async () => {
-    const binary = join(out, "hermes-mcp");
-    const result = build(["--outfile", binary]);
+    // Exactly the README's `bun run build`.
+    const result = Bun.spawnSync([process.execPath, "run", "build"], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
+    const binary = join(ROOT, "dist", "hermes-mcp");
     expect(result.exitCode, result.stderr.toString()).toBe(0);
     const version = Bun.spawnSync([binary, "--version"], { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } });
     expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
@@ -41,7 +42,7 @@ describe("the compiled binary", () => {
   });
 
   test("cross-compiles for linux-arm64 as the README shows", () => {
-    const result = build(["--target=bun-linux-arm64", "--outfile", join(out, "hermes-mcp-linux-arm64")]);
+    const result = crossBuild(["--target=bun-linux-arm64", "--outfile", join(out, "hermes-mcp-linux-arm64")]);
     expect(result.exitCode, result.stderr.toString()).toBe(0);
     const header = readFileSync(join(out, "hermes-mcp-linux-arm64")).subarray(0, 20);
     // ELF, e_machine = 183 (AArch64)

@@ -1,6 +1,6 @@
 // Test harness: runs the real hermes-mcp CLI as a child process on a loopback port it picked, with a throwaway HOME.
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -61,7 +61,7 @@ export interface TestDaemon {
   port: number;
   home: string;
   env: Record<string, string>;
-  proc: Subprocess<"ignore", "pipe", "pipe">;
+  proc: Subprocess;
   /** Everything the daemon has logged so far. */
   logs(): string;
   /** SIGTERM and wait for exit; returns the exit code. */
@@ -74,15 +74,19 @@ export interface DaemonOptions {
   home?: string;
   port?: number;
   env?: Record<string, string>;
+  /** Send the daemon's output to this file instead of collecting it in memory (benchmarks: like journald). */
+  logFile?: string;
 }
 
 export async function startTestDaemon(options: DaemonOptions = {}): Promise<TestDaemon> {
   const home = options.home ?? makeHome();
   const port = options.port ?? freePort();
   const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
-  const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const sink = options.logFile ? Bun.file(options.logFile) : "pipe";
+  const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: sink, stderr: sink });
   let output = "";
-  const drain = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
+  const drain = async (stream: ReadableStream<Uint8Array> | number | undefined): Promise<void> => {
+    if (!(stream instanceof ReadableStream)) return;
     const decoder = new TextDecoder();
     for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
   };
@@ -110,7 +114,7 @@ export async function startTestDaemon(options: DaemonOptions = {}): Promise<Test
     home,
     env,
     proc,
-    logs: () => output,
+    logs: () => (options.logFile ? readFileSync(options.logFile, "utf8") : output),
     async stop() {
       proc.kill("SIGTERM");
       return await proc.exited;

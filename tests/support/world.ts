@@ -13,12 +13,12 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(env: Record<string, string> = {}): Promise<World> {
+export async function startWorld(env: Record<string, string> = {}, options: { logFile?: string } = {}): Promise<World> {
   const gateway = await startFakeGateway();
   const home = makeHome();
   const fullEnv = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, ...env };
   const token = await createToken(home, "tests", fullEnv);
-  const daemon = await startTestDaemon({ home, env: fullEnv });
+  const daemon = await startTestDaemon({ home, env: fullEnv, logFile: options.logFile });
   const clients: Awaited<ReturnType<typeof connectClient>>[] = [];
   return {
     gateway,
