@@ -10,9 +10,9 @@ import { checkJob, syncAsk, type CallChannel } from "./waiting.ts";
  * Answers a tools/call, or returns null to leave it to the SDK — unknown tools and arguments that do not validate,
  * so that the SDK alone words those errors.
  */
-export function fastToolCall(deps: ToolDeps, call: FastCall, principal: string, requestSignal: AbortSignal): Response | null {
+export function fastToolCall(deps: ToolDeps, call: FastCall, principal: string, requestSignal: AbortSignal): Response | Promise<Response> | null {
   const { name, arguments: rawArgs = {} } = call.params;
-  const stream = (run: (channel: CallChannel) => Promise<CallToolResult>): Response =>
+  const stream = (run: (channel: CallChannel) => Promise<CallToolResult>): Promise<Response> =>
     sseStream(call.id, requestSignal, (send, signal) => {
       let count = 0;
       const token = call.progressToken;

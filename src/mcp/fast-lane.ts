@@ -61,34 +61,42 @@ export function sseResult(id: string | number, result: unknown): Response {
 }
 
 /**
- * An SSE answer that streams notifications while `work` runs, then its result — what the SDK's stateless transport
- * sends for a call that reports progress. `work` gets a signal aborted when the client goes away.
+ * An SSE answer for a call that may report progress while `work` runs. Until the first notification there is nothing
+ * to stream, so a call that finishes first gets the plain one-event answer (no chunked stream to set up and tear down);
+ * from the first notification on, events stream as they come. `work` gets a signal aborted when the client goes away.
  */
 export function sseStream(
   id: string | number,
   requestSignal: AbortSignal,
   work: (send: (notification: { method: string; params: Record<string, unknown> }) => void, signal: AbortSignal) => Promise<unknown>,
-): Response {
+): Promise<Response> {
   const gone = new AbortController();
   const onRequestAbort = (): void => gone.abort("client disconnected");
   requestSignal.addEventListener("abort", onRequestAbort, { once: true });
   const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const write = (text: string): void => {
-        if (!gone.signal.aborted) controller.enqueue(encoder.encode(text));
-      };
-      try {
-        const result = await work((n) => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", ...n })}\n\n`), gone.signal);
-        write(resultEvent(id, result));
-      } finally {
-        requestSignal.removeEventListener("abort", onRequestAbort);
-        if (!gone.signal.aborted) controller.close();
+  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  return new Promise<Response>((resolve) => {
+    const write = (text: string): void => {
+      if (gone.signal.aborted) return;
+      if (!controller) {
+        const stream = new ReadableStream<Uint8Array>({
+          start(c) {
+            controller = c;
+          },
+          cancel() {
+            gone.abort("client disconnected");
+          },
+        });
+        resolve(new Response(stream, { headers: SSE_HEADERS }));
       }
-    },
-    cancel() {
-      gone.abort("client disconnected");
-    },
+      controller?.enqueue(encoder.encode(text));
+    };
+    work((n) => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", ...n })}\n\n`), gone.signal)
+      .then((result) => {
+        if (!controller) return resolve(sseResult(id, result));
+        write(resultEvent(id, result));
+        if (!gone.signal.aborted) controller.close();
+      })
+      .finally(() => requestSignal.removeEventListener("abort", onRequestAbort));
   });
-  return new Response(stream, { headers: SSE_HEADERS });
 }
