@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
+import { OAuthStore } from "./oauth-store.ts";
 import { PersonalTokenStore } from "./personal-tokens.ts";
 import { SessionStore } from "./sessions.ts";
 
@@ -10,6 +11,8 @@ export interface Store {
   jobs: JobStore;
   sessions: SessionStore;
   personalTokens: PersonalTokenStore;
+  /** The OAuth authorization server's tables (clients, grants, tokens, codes, settings, limits). */
+  oauth: OAuthStore;
   /** Changes whenever another connection (a CLI command) commits: caches keyed on it see revocations at once. */
   dataVersion(): number;
   /** Permission fixes made while opening. */
@@ -25,6 +28,7 @@ export function openStore(path: string): Store {
     jobs: new JobStore(db),
     sessions: new SessionStore(db),
     personalTokens: new PersonalTokenStore(db),
+    oauth: new OAuthStore(db),
     dataVersion: () => versionStmt.get()?.data_version ?? 0,
     fixes,
     close: () => db.close(),

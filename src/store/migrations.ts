@@ -35,4 +35,66 @@ export const MIGRATIONS: readonly string[] = [
     last_used_at INTEGER
   );
   `,
+  // 2: the OAuth authorization server: dynamic clients, grants, access tokens, codes (hashes only), settings, rate limits.
+  `
+  CREATE TABLE oauth_clients (
+    client_id     TEXT PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('registered', 'cimd')),
+    name          TEXT NOT NULL,
+    secret_hash   TEXT,
+    auth_method   TEXT NOT NULL CHECK (auth_method IN ('none', 'client_secret_post', 'client_secret_basic')),
+    redirect_uris TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    last_used_at  INTEGER,
+    cached_until  INTEGER
+  );
+  CREATE INDEX oauth_clients_unused ON oauth_clients (created_at) WHERE last_used_at IS NULL;
+
+  CREATE TABLE oauth_grants (
+    id                    TEXT PRIMARY KEY,
+    client_id             TEXT NOT NULL,
+    client_kind           TEXT NOT NULL CHECK (client_kind IN ('static', 'registered', 'cimd')),
+    scope                 TEXT NOT NULL,
+    resource              TEXT NOT NULL,
+    refresh_hash          TEXT NOT NULL UNIQUE,
+    previous_refresh_hash TEXT UNIQUE,
+    refresh_expires_at    INTEGER NOT NULL,
+    created_at            INTEGER NOT NULL,
+    last_used_at          INTEGER
+  );
+  CREATE INDEX oauth_grants_client ON oauth_grants (client_id);
+
+  CREATE TABLE oauth_access_tokens (
+    token_hash TEXT PRIMARY KEY,
+    grant_id   TEXT NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX oauth_access_tokens_grant ON oauth_access_tokens (grant_id);
+  CREATE INDEX oauth_access_tokens_expiry ON oauth_access_tokens (expires_at);
+
+  CREATE TABLE oauth_codes (
+    code_hash      TEXT PRIMARY KEY,
+    client_id      TEXT NOT NULL,
+    redirect_uri   TEXT NOT NULL,
+    code_challenge TEXT NOT NULL,
+    resource       TEXT NOT NULL,
+    scope          TEXT NOT NULL,
+    created_at     INTEGER NOT NULL,
+    expires_at     INTEGER NOT NULL,
+    used_at        INTEGER,
+    grant_id       TEXT
+  );
+  CREATE INDEX oauth_codes_created ON oauth_codes (created_at);
+
+  CREATE TABLE oauth_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE oauth_limits (
+    bucket       TEXT PRIMARY KEY,
+    window_start INTEGER NOT NULL,
+    count        INTEGER NOT NULL
+  );
+  `,
 ];

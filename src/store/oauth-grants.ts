@@ -1,0 +1,193 @@
+// Typed queries over oauth_grants and oauth_access_tokens: one grant per approval, its rotating refresh token and its access tokens (hashes only).
+import type { Database } from "bun:sqlite";
+import { z } from "zod";
+
+export type ClientKind = "static" | "registered" | "cimd";
+
+const GrantRowSchema = z.object({
+  id: z.string(),
+  client_id: z.string(),
+  client_kind: z.enum(["static", "registered", "cimd"]),
+  scope: z.string(),
+  resource: z.string(),
+  refresh_hash: z.string(),
+  previous_refresh_hash: z.string().nullable(),
+  refresh_expires_at: z.number(),
+  created_at: z.number(),
+  last_used_at: z.number().nullable(),
+});
+
+export interface Grant {
+  id: string;
+  clientId: string;
+  clientKind: ClientKind;
+  scope: string;
+  resource: string;
+  refreshHash: string;
+  previousRefreshHash: string | null;
+  refreshExpiresAt: number;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+function toGrant(row: unknown): Grant {
+  const r = GrantRowSchema.parse(row);
+  return {
+    id: r.id,
+    clientId: r.client_id,
+    clientKind: r.client_kind,
+    scope: r.scope,
+    resource: r.resource,
+    refreshHash: r.refresh_hash,
+    previousRefreshHash: r.previous_refresh_hash,
+    refreshExpiresAt: r.refresh_expires_at,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+  };
+}
+
+/** What the /mcp hot path needs to accept an access token, in one indexed query. */
+export interface AccessTokenRecord {
+  grantId: string;
+  clientId: string;
+  clientKind: ClientKind;
+  scope: string;
+  resource: string;
+  expiresAt: number;
+  /** For registered and metadata-document clients: the client still exists (not revoked). */
+  clientKnown: boolean;
+}
+
+const AccessRowSchema = z.object({
+  grant_id: z.string(),
+  client_id: z.string(),
+  client_kind: z.enum(["static", "registered", "cimd"]),
+  scope: z.string(),
+  resource: z.string(),
+  expires_at: z.number(),
+  client_known: z.number(),
+});
+
+export interface ClientUsage {
+  clientId: string;
+  grants: number;
+  lastUsedAt: number | null;
+}
+
+export class OAuthGrantStore {
+  private readonly accessStmt;
+  private readonly byRefreshStmt;
+  private readonly touchStmt;
+
+  constructor(private readonly db: Database) {
+    this.accessStmt = db.query(
+      `SELECT a.grant_id, a.expires_at, g.client_id, g.client_kind, g.scope, g.resource,
+              EXISTS (SELECT 1 FROM oauth_clients c WHERE c.client_id = g.client_id) AS client_known
+       FROM oauth_access_tokens a JOIN oauth_grants g ON g.id = a.grant_id WHERE a.token_hash = ?`,
+    );
+    this.byRefreshStmt = db.query("SELECT * FROM oauth_grants WHERE refresh_hash = ?1 OR previous_refresh_hash = ?1");
+    this.touchStmt = db.query("UPDATE oauth_grants SET last_used_at = ? WHERE id = ?");
+  }
+
+  insert(grant: Omit<Grant, "lastUsedAt" | "previousRefreshHash">): void {
+    this.db
+      .query(
+        `INSERT INTO oauth_grants (id, client_id, client_kind, scope, resource, refresh_hash, refresh_expires_at, created_at, last_used_at)
+         VALUES ($id, $clientId, $clientKind, $scope, $resource, $refreshHash, $refreshExpiresAt, $createdAt, $createdAt)`,
+      )
+      .run({
+        id: grant.id,
+        clientId: grant.clientId,
+        clientKind: grant.clientKind,
+        scope: grant.scope,
+        resource: grant.resource,
+        refreshHash: grant.refreshHash,
+        refreshExpiresAt: grant.refreshExpiresAt,
+        createdAt: grant.createdAt,
+      });
+  }
+
+  get(id: string): Grant | null {
+    const row = this.db.query("SELECT * FROM oauth_grants WHERE id = ?").get(id);
+    return row ? toGrant(row) : null;
+  }
+
+  /** The grant whose current or previous refresh token has this hash. */
+  findByRefreshHash(refreshHash: string): Grant | null {
+    const row = this.byRefreshStmt.get(refreshHash);
+    return row ? toGrant(row) : null;
+  }
+
+  /**
+   * Rotation: the presented token becomes "previous" (still accepted), a new one becomes current, the lifetime slides.
+   * Guarded on the presented token still belonging to the grant; false when a concurrent revoke or rotation won.
+   */
+  rotate(grantId: string, presentedHash: string, nextHash: string, refreshExpiresAt: number, at: number): boolean {
+    return (
+      this.db
+        .query(
+          `UPDATE oauth_grants SET refresh_hash = ?1, previous_refresh_hash = ?2, refresh_expires_at = ?3, last_used_at = ?4
+           WHERE id = ?5 AND (refresh_hash = ?2 OR previous_refresh_hash = ?2)`,
+        )
+        .run(nextHash, presentedHash, refreshExpiresAt, at, grantId).changes === 1
+    );
+  }
+
+  touch(grantId: string, at: number): void {
+    this.touchStmt.run(at, grantId);
+  }
+
+  /** Deletes a grant and (by cascade) its access tokens; false when there was none. */
+  delete(grantId: string): boolean {
+    return this.db.query("DELETE FROM oauth_grants WHERE id = ?").run(grantId).changes === 1;
+  }
+
+  deleteForClient(clientId: string): number {
+    return this.db.query("DELETE FROM oauth_grants WHERE client_id = ?").run(clientId).changes;
+  }
+
+  insertAccessToken(tokenHash: string, grantId: string, expiresAt: number): void {
+    this.db.query("INSERT INTO oauth_access_tokens (token_hash, grant_id, expires_at) VALUES (?, ?, ?)").run(tokenHash, grantId, expiresAt);
+  }
+
+  findAccessToken(tokenHash: string): AccessTokenRecord | null {
+    const row = this.accessStmt.get(tokenHash);
+    if (!row) return null;
+    const r = AccessRowSchema.parse(row);
+    return {
+      grantId: r.grant_id,
+      clientId: r.client_id,
+      clientKind: r.client_kind,
+      scope: r.scope,
+      resource: r.resource,
+      expiresAt: r.expires_at,
+      clientKnown: r.client_known === 1,
+    };
+  }
+
+  deleteAccessToken(tokenHash: string): boolean {
+    return this.db.query("DELETE FROM oauth_access_tokens WHERE token_hash = ?").run(tokenHash).changes === 1;
+  }
+
+  /** Per client: live grants and the last time any of them was used. */
+  usage(): ClientUsage[] {
+    return this.db
+      .query<{ client_id: string; grants: number; last_used_at: number | null }, []>(
+        "SELECT client_id, COUNT(*) AS grants, MAX(last_used_at) AS last_used_at FROM oauth_grants GROUP BY client_id",
+      )
+      .all()
+      .map((r) => ({ clientId: r.client_id, grants: r.grants, lastUsedAt: r.last_used_at }));
+  }
+
+  /** Expired access tokens, and grants whose refresh token expired with no live access token left. */
+  deleteExpired(now: number): number {
+    const tokens = this.db.query("DELETE FROM oauth_access_tokens WHERE expires_at <= ?").run(now).changes;
+    const grants = this.db
+      .query(
+        `DELETE FROM oauth_grants WHERE refresh_expires_at <= ?
+           AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens a WHERE a.grant_id = oauth_grants.id)`,
+      )
+      .run(now).changes;
+    return tokens + grants;
+  }
+}
