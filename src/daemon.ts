@@ -7,6 +7,8 @@ import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
 import { createMcpEndpoint } from "./mcp/server.ts";
+import { oauthAccessTokenKind } from "./oauth/access-token-kind.ts";
+import { createOAuthServer } from "./oauth/server.ts";
 import { createTokenVerifier, personalTokenKind } from "./oauth/verify.ts";
 import { openStore } from "./store/index.ts";
 
@@ -39,12 +41,13 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   });
   const { recovered } = jobs.start();
 
-  const verifier = createTokenVerifier(store, [personalTokenKind(store)]);
+  const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)]);
   const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, {
     onError: (error) => log.debug("mcp request rejected", { error: error.message }),
   });
   const mcpRoute = createMcpRoute({ config, log, verifier, mcp, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
-  const app = createApp({ config, log, verifier, mcp, mcpRoute });
+  const oauth = createOAuthServer({ config, store, log, onRevoke: () => verifier.invalidate() });
+  const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth });
 
   const server = Bun.serve({
     hostname: config.bind.host,

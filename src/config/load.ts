@@ -26,6 +26,8 @@ export interface Config {
     accessTokenTtlSeconds: number;
     refreshTokenTtlDays: number;
     dynamicClients: boolean;
+    /** Test-only (HERMES_MCP_TEST_ALLOW_LOOPBACK_CIMD=1): accept http client metadata documents on loopback. */
+    allowLoopbackCimd: boolean;
   };
   log: { level: LogLevel; format: "text" | "json" };
   dbPath: string;
@@ -163,6 +165,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlDays: env.OAUTH_REFRESH_TOKEN_TTL_DAYS,
       dynamicClients: env.OAUTH_DYNAMIC_CLIENTS,
+      allowLoopbackCimd: env.HERMES_MCP_TEST_ALLOW_LOOPBACK_CIMD,
     },
     log: { level: env.LOG_LEVEL, format: env.LOG_FORMAT as "text" | "json" },
     dbPath: env.HERMES_MCP_DB_PATH ?? join(dataHome, "hermes-mcp", "hermes-mcp.db"),

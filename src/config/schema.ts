@@ -107,6 +107,8 @@ export const EnvSchema = z.object({
     ctx.addIssue({ code: "custom", message: `OAUTH_DYNAMIC_CLIENTS must be true or false (got "${v}")` });
     return z.NEVER;
   }),
+  // Test-only: lets client metadata documents be served over http from loopback (never set it in production: SSRF guard).
+  HERMES_MCP_TEST_ALLOW_LOOPBACK_CIMD: optionalText.transform((v) => v === "1"),
 });
 
 export type EnvSettings = z.output<typeof EnvSchema>;

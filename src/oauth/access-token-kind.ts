@@ -1,0 +1,31 @@
+// The TokenKind for OAuth access tokens on /mcp: looked up by hash, refused when expired, revoked, or for another audience (RFC 8707).
+import type { Config } from "../config/load.ts";
+import type { Store } from "../store/index.ts";
+import { ACCESS_TOKEN_PREFIX } from "./constants.ts";
+import type { TokenKind } from "./verify.ts";
+
+export function oauthAccessTokenKind(store: Store, config: Config): TokenKind {
+  return {
+    prefix: ACCESS_TOKEN_PREFIX,
+    lookup(tokenHash, token) {
+      const record = store.oauth.grants.findAccessToken(tokenHash);
+      if (!record) return null;
+      // RFC 8707 / MCP authorization "token audience binding": a token minted for another resource is not ours to honour.
+      if (record.resource !== config.resourceUrl) return null;
+      // A revoked client's tokens die with it; the static client's die when OAUTH_CLIENT_ID changes.
+      if (record.clientKind === "static" ? record.clientId !== config.staticClient?.id : !record.clientKnown) return null;
+      return {
+        token,
+        clientId: record.clientId,
+        scopes: record.scope.split(" "),
+        expiresAt: Math.floor(record.expiresAt / 1000),
+        resource: new URL(record.resource),
+        extra: { grantId: record.grantId },
+      };
+    },
+    touch(_tokenHash, info, at) {
+      const grantId = info.extra?.grantId;
+      if (typeof grantId === "string") store.oauth.grants.touch(grantId, at);
+    },
+  };
+}

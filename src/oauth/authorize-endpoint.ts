@@ -1,0 +1,111 @@
+// GET /authorize (auto-approve the static client, else the consent page) and POST /authorize (the consent form: password, Approve / Deny).
+import type { Config } from "../config/load.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/index.ts";
+import { type AuthorizationRequest, type AuthorizeOutcome, validateAuthorization } from "./authorize-request.ts";
+import type { MetadataClients } from "./cimd.ts";
+import type { ClientDirectory } from "./clients.ts";
+import { renderConsent } from "./consent-page.ts";
+import { MAX_FORM_BYTES } from "./constants.ts";
+import type { ConsentSealer } from "./csrf.ts";
+import { redirectCode, redirectError } from "./errors.ts";
+import { readForm, singleParams } from "./form.ts";
+import type { GrantService } from "./grants.ts";
+import { errorPage } from "./html.ts";
+import { LIMITS, type Limiter } from "./limits.ts";
+import { verifyConsentPassword } from "./password.ts";
+
+export interface AuthorizeEndpointDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  clients: ClientDirectory;
+  metadata: MetadataClients;
+  grants: GrantService;
+  limiter: Limiter;
+  sealer: ConsentSealer;
+  now: () => number;
+}
+
+const CONSENT_BUCKET = "consent";
+
+/** The form must come from our own page: a present Origin must be this host, and Sec-Fetch-Site same-origin (cross-site request forgery). */
+function foreignSubmission(request: Request): boolean {
+  const host = request.headers.get("host");
+  const origin = request.headers.get("origin");
+  if (origin !== null) {
+    try {
+      if (new URL(origin).host !== host) return true;
+    } catch {
+      return true;
+    }
+  }
+  const site = request.headers.get("sec-fetch-site");
+  return site !== null && site !== "same-origin";
+}
+
+function lockedPage(seconds: number): Response {
+  const minutes = Math.ceil(seconds / 60);
+  return errorPage(429, "Approvals are locked for now", `Too many wrong passwords. Approvals are locked for about ${minutes} minute(s); apps already connected keep working.`, { "Retry-After": String(seconds) });
+}
+
+export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): { get: (request: Request) => Promise<Response>; post: (request: Request) => Promise<Response> } {
+  const { config, store, log, clients, metadata, grants, limiter, sealer, now } = deps;
+
+  const settle = (outcome: AuthorizeOutcome): Response | AuthorizationRequest => {
+    if (outcome.kind === "page") return errorPage(outcome.status, outcome.title, outcome.message);
+    if (outcome.kind === "redirect") return outcome.response;
+    return outcome.request;
+  };
+
+  const approve = (request: AuthorizationRequest, status: number): Response => {
+    if (request.client.record) metadata.remember(request.client.record);
+    const code = grants.issueCode({ client: request.client, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, resource: request.resource, scope: request.scope });
+    log.info("oauth: authorization approved", { client_id: request.client.id, kind: request.client.kind });
+    return redirectCode(request.redirectUri, config.issuerUrl, request.state, code, status);
+  };
+
+  const consent = (request: AuthorizationRequest, error?: string, status?: number): Response =>
+    renderConsent({ client: request.client, redirectUri: request.redirectUri, sealed: sealer.seal(request.params, now()), error, status });
+
+  return {
+    async get(raw) {
+      const query = singleParams(new URL(raw.url).searchParams);
+      if (!query.ok) return errorPage(400, "Invalid authorization request", `${query.description} (RFC 6749 §3.1).`);
+      const settled = settle(await validateAuthorization(query.params, config, clients, now()));
+      if (settled instanceof Response) return settled;
+      // The static client is confidential: only the holder of its secret can redeem the code, so no consent page is needed.
+      if (settled.client.kind === "static") return approve(settled, 302);
+      return consent(settled);
+    },
+
+    async post(raw) {
+      if (foreignSubmission(raw)) return errorPage(403, "Request refused", "This approval was not submitted from this server's own page.");
+      const form = await readForm(raw, MAX_FORM_BYTES);
+      if (!form.ok) return errorPage(form.status, "Invalid approval", form.description);
+      const { req, csrf, action, password } = form.params;
+      // Anti-CSRF: the form's token must be the HMAC of exactly this authorization request, and not expired.
+      const sealed = req && csrf ? sealer.open(req, csrf, now()) : null;
+      if (!sealed) return errorPage(400, "This approval page has expired", "Start again from your app (approval pages are valid for 10 minutes and not across restarts).");
+      const settled = settle(await validateAuthorization(sealed, config, clients, now()));
+      if (settled instanceof Response) return settled;
+      if (settled.client.kind === "static") return errorPage(400, "Invalid approval", "This client does not use the approval page.");
+      if (action === "deny") {
+        log.info("oauth: authorization denied by the owner", { client_id: settled.client.id });
+        return redirectError(settled.redirectUri, config.issuerUrl, settled.state, "access_denied", "the owner denied the request", 303);
+      }
+      if (action !== "approve") return errorPage(400, "Invalid approval", "Choose Approve or Deny.");
+      // Online guessing of the consent password: repeated failures lock approvals (persisted), never issued tokens.
+      const locked = limiter.retryAfter(CONSENT_BUCKET, LIMITS.consent);
+      if (locked !== null) return lockedPage(locked);
+      if (!(await verifyConsentPassword(store, password ?? ""))) {
+        const wait = limiter.hit(CONSENT_BUCKET, LIMITS.consent);
+        log.warn("oauth: wrong consent password", { client_id: settled.client.id });
+        if (wait !== null) return lockedPage(wait);
+        return consent(settled, "Wrong password. Try again.", 403);
+      }
+      limiter.clear(CONSENT_BUCKET);
+      return approve(settled, 303);
+    },
+  };
+}

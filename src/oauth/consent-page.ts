@@ -1,0 +1,50 @@
+// The consent page for dynamic clients: who is asking, where it will be sent, what it grants, the owner's password, Approve / Deny.
+import type { ResolvedClient } from "./clients.ts";
+import type { SealedRequest } from "./csrf.ts";
+import { escapeHtml, page } from "./html.ts";
+import { describeRedirect, formActionSource } from "./redirects.ts";
+
+export interface ConsentView {
+  client: ResolvedClient;
+  redirectUri: string;
+  sealed: SealedRequest;
+  error?: string;
+  status?: number;
+}
+
+function identity(client: ResolvedClient): [string, string] {
+  if (client.kind === "cimd") {
+    const host = new URL(client.id).host;
+    return ["Published by", `${host} (client metadata at ${client.id})`];
+  }
+  return ["Client ID", `${client.id} (registered itself with this server)`];
+}
+
+export function renderConsent(view: ConsentView): Response {
+  const { client, redirectUri, sealed } = view;
+  const [idLabel, idValue] = identity(client);
+  const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : "";
+  const body = `<div class="card">
+<h1>Allow ${escapeHtml(client.name)} to use your Hermes Agent?</h1>
+<dl>
+<dt>App</dt><dd>${escapeHtml(client.name)}</dd>
+<dt>${escapeHtml(idLabel)}</dt><dd>${escapeHtml(idValue)}</dd>
+<dt>Returns to</dt><dd>${escapeHtml(describeRedirect(redirectUri))}</dd>
+</dl>
+<p class="grant">If you approve, this app can <strong>run tasks on your Hermes Agent</strong> — which may send email, post messages and run commands as you — until you revoke it with <code>hermes-mcp clients revoke</code>.</p>
+<p><small>Only approve an app you just tried to connect yourself.</small></p>
+${error}
+<form method="post" action="/authorize">
+<input type="hidden" name="req" value="${escapeHtml(sealed.req)}">
+<input type="hidden" name="csrf" value="${escapeHtml(sealed.csrf)}">
+<label for="password">Your hermes-mcp password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
+<div class="actions">
+<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
+<button type="submit" name="action" value="approve" class="primary">Approve</button>
+</div>
+</form>
+</div>`;
+  const target = formActionSource(redirectUri);
+  return page(`Allow ${client.name}?`, body, { status: view.status ?? 200, formAction: target ? [target] : [] });
+}

@@ -1,0 +1,32 @@
+// Housekeeping on the back of requests (no timers): expired tokens, codes, unused registrations, stale metadata clients, old counters.
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/index.ts";
+import { CODE_REPLAY_MEMORY_MS, SWEEP_EVERY_MS, UNUSED_REGISTRATION_TTL_MS } from "./constants.ts";
+
+export class Housekeeper {
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  /** Sweeps when the last sweep is older than SWEEP_EVERY_MS. */
+  maybeSweep(): void {
+    if (this.now() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
+  }
+
+  sweep(): void {
+    const at = this.now();
+    this.lastSweep = at;
+    const oauth = this.store.oauth;
+    const removed = oauth.transaction(() => ({
+      tokens: oauth.grants.deleteExpired(at),
+      codes: oauth.codes.deleteExpired(at - CODE_REPLAY_MEMORY_MS),
+      clients: oauth.clients.deleteStale(at - UNUSED_REGISTRATION_TTL_MS, at),
+      counters: oauth.limits.deleteOlderThan(at - 86_400_000),
+    }));
+    if (removed.tokens + removed.codes + removed.clients > 0) this.log.debug("oauth: housekeeping", removed);
+  }
+}
