@@ -10,6 +10,8 @@ const main = defineCommand({
     doctor: () => import("./doctor.ts").then((m) => m.default),
     "mint-client": () => import("./mint-client.ts").then((m) => m.default),
     token: () => import("./token.ts").then((m) => m.default),
+    "set-password": () => import("./set-password.ts").then((m) => m.default),
+    clients: () => import("./clients.ts").then((m) => m.default),
   },
 });
 

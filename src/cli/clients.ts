@@ -1,0 +1,52 @@
+// `hermes-mcp clients list|revoke`: every client that can reach /mcp (static, registered, metadata-document, personal tokens) and revocation by id.
+import { defineCommand } from "citty";
+import { listClients, ManagementError, revokeClient } from "../oauth/management.ts";
+import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+
+const when = (ms: number | null): string => (ms === null ? "never" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)}Z`);
+
+const list = defineCommand({
+  meta: { name: "list", description: "List clients: id, kind, name, created, last used — never secrets" },
+  run: () =>
+    guarded(() => {
+      const { config } = loadConfigOrExit();
+      const store = openStoreOrExit(config.dbPath);
+      let rows;
+      try {
+        rows = listClients(store, config);
+      } finally {
+        store.close();
+      }
+      if (rows.length === 0) {
+        ui.info("No clients yet. Run `hermes-mcp mint-client` (Claude), `hermes-mcp set-password` (apps that register themselves) or `hermes-mcp token create --name NAME`.");
+        return;
+      }
+      const header = ["ID", "KIND", "NAME", "CREATED", "LAST USED", "CONNECTIONS"];
+      const table = [header, ...rows.map((r) => [r.id, r.kind, r.name, r.createdAt === null ? "-" : when(r.createdAt), when(r.lastUsedAt), r.kind === "token" ? "-" : String(r.grants)])];
+      const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length)));
+      for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()}\n`);
+    }),
+});
+
+const revoke = defineCommand({
+  meta: { name: "revoke", description: "Revoke a client (or pat:NAME) by id; the running daemon refuses its tokens at once" },
+  args: { id: { type: "positional", required: true, description: "The id shown by `hermes-mcp clients list`" } },
+  run: ({ args }) =>
+    guarded(() => {
+      const { config } = loadConfigOrExit();
+      const store = openStoreOrExit(config.dbPath);
+      try {
+        ui.success(revokeClient(store, config, args.id));
+      } catch (error) {
+        if (error instanceof ManagementError) throw new CliExit(error.message);
+        throw error;
+      } finally {
+        store.close();
+      }
+    }),
+});
+
+export default defineCommand({
+  meta: { name: "clients", description: "List and revoke the clients that can reach your Hermes Agent" },
+  subCommands: { list, revoke },
+});

@@ -1,0 +1,67 @@
+// `hermes-mcp set-password`: the owner's password for approving dynamic clients (prompted twice on a terminal, one line from stdin otherwise).
+import { defineCommand } from "citty";
+import { PasswordError, setConsentPassword } from "../oauth/password.ts";
+import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+
+const MAX_LINE_BYTES = 4096;
+
+/** Reads one line from a terminal without echoing it. */
+async function readHidden(prompt: string): Promise<string> {
+  process.stderr.write(prompt);
+  const stdin = process.stdin;
+  stdin.setRawMode(true);
+  stdin.resume();
+  let text = "";
+  try {
+    for await (const chunk of stdin) {
+      for (const ch of String(chunk)) {
+        if (ch === "\r" || ch === "\n") return text;
+        if (ch === "\u0003") throw new CliExit("cancelled", 130);
+        if (ch === "\u007f" || ch === "\b") text = text.slice(0, -1);
+        else if (ch >= " ") text += ch;
+      }
+    }
+    return text;
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write("\n");
+  }
+}
+
+/** Reads the first line of standard input (for scripts: `echo "$PW" | hermes-mcp set-password`). */
+async function readFirstLine(): Promise<string> {
+  let text = "";
+  for await (const chunk of Bun.stdin.stream()) {
+    text += new TextDecoder().decode(chunk);
+    if (text.includes("\n") || text.length > MAX_LINE_BYTES) break;
+  }
+  return (text.split("\n")[0] ?? "").replace(/\r$/, "");
+}
+
+export default defineCommand({
+  meta: { name: "set-password", description: "Set the password that approves new apps (turns on dynamic registration and client metadata documents)" },
+  run: () =>
+    guarded(async () => {
+      const { config } = loadConfigOrExit();
+      let password: string;
+      if (process.stdin.isTTY) {
+        password = await readHidden("New password: ");
+        if ((await readHidden("Repeat it: ")) !== password) throw new CliExit("the two passwords differ; nothing was changed");
+      } else {
+        password = await readFirstLine();
+        if (password === "") throw new CliExit("no password on standard input (expected one line)");
+      }
+      const store = openStoreOrExit(config.dbPath);
+      try {
+        await setConsentPassword(store, password);
+      } catch (error) {
+        if (error instanceof PasswordError) throw new CliExit(error.message);
+        throw error;
+      } finally {
+        store.close();
+      }
+      ui.success("Password set (stored as an argon2id hash). Apps that register themselves now get an approval page asking for it.");
+      if (!config.oauth.dynamicClients) ui.warn("OAUTH_DYNAMIC_CLIENTS=false: dynamic registration and client metadata documents stay off until you remove it.");
+    }),
+});
