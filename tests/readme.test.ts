@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EnvSchema } from "../src/config/schema.ts";
-import { freePort, makeHome, removeHome } from "./support/daemon.ts";
+import { matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../src/oauth/redirects.ts";
+import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -16,7 +17,7 @@ describe("README", () => {
   });
 
   test("documents every command", () => {
-    for (const command of ["serve", "doctor", "mint-client", "token create --name NAME", "token list", "token revoke NAME"]) {
+    for (const command of ["serve", "doctor", "mint-client", "token create --name NAME", "token list", "token revoke NAME", "set-password", "clients list", "clients revoke ID"]) {
       expect(readme).toContain(`hermes-mcp ${command}`);
     }
   });
@@ -69,5 +70,62 @@ describe("README", () => {
     const lines = result.stdout.toString().trim().split("\n");
     expect(lines.every((line) => /^OAUTH_CLIENT_(ID|SECRET)=\S+$/.test(line))).toBe(true);
     removeHome(home);
+  });
+
+  describe("client matrix", () => {
+    const section = readme.slice(readme.indexOf("<!-- clients:start -->"), readme.indexOf("<!-- clients:end -->"));
+    const rows = section
+      .split("\n")
+      .filter((line) => line.startsWith("| ") && !line.startsWith("| client") && !line.startsWith("|---"))
+      .map((line) => line.split(" | ").map((cell) => cell.replace(/^\| |\|$/g, "").trim()));
+    const STATIC_POLICY = { schemes: ["claude", "claudeai", "cursor"], uris: [] };
+
+    test("names every client the design promises", () => {
+      const names = rows.map((row) => row[0]).join(" ");
+      for (const client of ["Claude.ai", "Claude Desktop", "Claude mobile", "Claude Code", "Codex", "Cursor", "VS Code", "MCP Inspector", "scripts"]) expect(names).toContain(client);
+    });
+
+    test("every redirect URI it lists is accepted by the path it names (static policy, or registered with loopback on any port)", () => {
+      let checked = 0;
+      for (const [client, , redirects = ""] of rows) {
+        const uris = [...redirects.matchAll(/`([a-z][a-z0-9+.-]*:\/\/[^`]+)`/g)].map((m) => m[1] as string).filter((uri) => !uri.includes("metadata"));
+        const registered = uris.map((uri) => uri.replace("<any port>", "1234"));
+        for (const uri of uris) {
+          const requested = uri.replace("<any port>", "54321");
+          expect({ client, uri, valid: parseRedirectUri(requested).ok }).toEqual({ client, uri, valid: true });
+          if (redirects.includes("static client")) {
+            expect({ client, uri, static: staticClientAllows(requested, STATIC_POLICY) }).toEqual({ client, uri, static: true });
+          }
+          if (redirects.includes("registration") || redirects.includes("metadata document")) {
+            expect({ client, uri, registered: matchRegisteredRedirect(requested, registered) }).toEqual({ client, uri, registered: true });
+          }
+          checked++;
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(10);
+    });
+
+    test("its curl example lists the tools with a personal access token", async () => {
+      const home = makeHome();
+      const daemon = await startTestDaemon({ home });
+      try {
+        const token = await createToken(home, "readme");
+        const example = /```sh\n(curl [\s\S]*?)```/.exec(section)?.[1] ?? "";
+        const url = /curl -s (\S+)/.exec(example)?.[1] ?? "";
+        const headers = [...example.matchAll(/-H (?:'([^']*)'|"([^"]*)")/g)].map((m) => (m[1] ?? m[2] ?? "").replace("$TOKEN", token));
+        const body = /-d '([^']*)'/.exec(example)?.[1] ?? "";
+        expect(url).toBe("https://hermes.example.com/mcp");
+        const response = await fetch(url.replace("https://hermes.example.com", daemon.url), {
+          method: "POST",
+          headers: headers.map((h) => [h.slice(0, h.indexOf(":")), h.slice(h.indexOf(":") + 1).trim()] as [string, string]),
+          body,
+        });
+        expect(response.status).toBe(200);
+        expect(await response.text()).toContain("hermes_ask");
+      } finally {
+        await daemon.stop();
+        removeHome(home);
+      }
+    });
   });
 });
