@@ -1,14 +1,10 @@
 // POST /token (RFC 6749 §3.2): client authentication under a failed-auth throttle, then the authorization_code or refresh_token grant.
 import { z } from "zod";
-import type { Config } from "../config/load.ts";
-import type { Logger } from "../log.ts";
-import { authenticateClient, presentedCredentials } from "./client-auth.ts";
-import type { ClientDirectory } from "./clients.ts";
+import { authenticateRequest, type ClientGateDeps } from "./client-gate.ts";
 import { MAX_FORM_BYTES } from "./constants.ts";
-import { NO_STORE, oauthError, tooManyRequests } from "./errors.ts";
+import { NO_STORE, oauthError } from "./errors.ts";
 import { readForm } from "./form.ts";
 import type { GrantOutcome, GrantService } from "./grants.ts";
-import { LIMITS, type Limiter } from "./limits.ts";
 
 const CodeGrant = z.object({
   code: z.string({ error: "code is required" }).min(1, "code is required").max(512),
@@ -24,41 +20,20 @@ const RefreshGrant = z.object({
   scope: z.string().max(2048).optional(),
 });
 
-export interface TokenEndpointDeps {
-  config: Config;
-  log: Logger;
-  clients: ClientDirectory;
+export interface TokenEndpointDeps extends ClientGateDeps {
   grants: GrantService;
-  limiter: Limiter;
 }
 
-/** The throttle bucket for failed client authentication: per known client, one shared bucket for unknown ids. */
-export const clientAuthBucket = (clientId: string | null): string => `client-auth:${clientId ?? "?"}`;
-
 export function createTokenEndpoint(deps: TokenEndpointDeps): (request: Request) => Promise<Response> {
-  const { config, log, clients, grants, limiter } = deps;
+  const { grants } = deps;
   return async (request) => {
     const form = await readForm(request, MAX_FORM_BYTES);
     if (!form.ok) return oauthError(form.status, "invalid_request", form.description);
     const params = form.params;
-    const presented = presentedCredentials(request, params);
-    if (!presented.ok) return oauthError(presented.status, presented.error, presented.description);
-    const credentials = presented.credentials;
-    const client = clients.forToken(credentials.clientId);
-    const bucket = clientAuthBucket(client?.id ?? null);
-    // Brute force of client secrets is throttled — but a request that carries a live code or refresh token of this
-    // client (256-bit secrets an attacker does not have) is exempt, so guessing can never lock the owner's connectors out.
-    if (!(client && grants.holdsCredential(client.id, params.grant_type, params))) {
-      const wait = limiter.retryAfter(bucket, LIMITS.clientAuth);
-      if (wait !== null) return tooManyRequests(wait, `too many failed client authentications; retry in ${wait} s`);
-    }
-    if (!authenticateClient(client, credentials, config)) {
-      limiter.hit(bucket, LIMITS.clientAuth);
-      log.warn("oauth: client authentication failed", { client_id: client?.id ?? "unknown", method: credentials.method });
-      const challenge = credentials.method === "client_secret_basic" ? { "WWW-Authenticate": 'Basic realm="hermes-mcp"' } : undefined;
-      return oauthError(401, "invalid_client", client ? "client authentication failed (wrong or missing client secret)" : "unknown client_id", challenge);
-    }
-    const authenticated = client as NonNullable<typeof client>;
+    // A request carrying a live code or refresh token of this client (256-bit secrets a guesser does not have) is exempt from the throttle.
+    const gate = authenticateRequest(deps, request, params, "token", (client) => grants.holdsCredential(client.id, params.grant_type, params));
+    if (!gate.ok) return gate.response;
+    const authenticated = gate.client;
     let outcome: GrantOutcome;
     switch (params.grant_type) {
       case undefined:
