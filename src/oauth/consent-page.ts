@@ -20,6 +20,7 @@ function identity(client: ResolvedClient): [string, string] {
   return ["Client ID", `${client.id} (registered itself with this server)`];
 }
 
+/** Approve comes first in the form, so Enter in the password field approves (implicit submission uses the first button); CSS shows it on the right. */
 export function renderConsent(view: ConsentView): Response {
   const { client, redirectUri, sealed } = view;
   const [idLabel, idValue] = identity(client);
@@ -40,8 +41,8 @@ ${error}
 <label for="password">Your hermes-mcp password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
 <div class="actions">
-<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
 <button type="submit" name="action" value="approve" class="primary">Approve</button>
+<button type="submit" name="action" value="deny" formnovalidate>Deny</button>
 </div>
 </form>
 </div>`;

@@ -20,7 +20,7 @@ dd{margin:0;overflow-wrap:anywhere}
 .error{color:var(--bad);font-weight:600}
 label{display:block;font-weight:600;margin:0 0 .35rem}
 input[type=password]{width:100%;font-size:1rem;padding:.7rem;border:1px solid var(--line);border-radius:8px;background:var(--bg);color:var(--fg)}
-.actions{display:flex;gap:.75rem;margin-top:1rem}
+.actions{display:flex;flex-direction:row-reverse;gap:.75rem;margin-top:1rem}
 button{flex:1;font-size:1rem;padding:.75rem;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer}
 button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
 small{color:var(--muted)}

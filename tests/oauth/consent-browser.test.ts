@@ -1,0 +1,186 @@
+// The consent page in a real browser (Debian's Chromium via playwright-core): approve and deny land on the app's callback, its CSP holds, it cannot be framed, it fits a phone.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { authorizeUrl, mcpStatus, PASSWORD, pkce, registerOk, startOAuthWorld, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+// CI installs Chromium (.ci/run), so there a missing browser is a failure; elsewhere the tests say how to get it and skip.
+if (!available && process.env.CI !== "true") console.warn(`consent-browser: ${CHROMIUM} not found — skipping (install it with: apt-get install chromium)`);
+const runs = available || process.env.CI === "true";
+const SLOW = 30_000;
+
+/** The app's loopback callback: records every query it receives. */
+function startCallback(): { url: string; hits: URLSearchParams[]; stop: () => void } {
+  const hits: URLSearchParams[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      hits.push(new URL(request.url).searchParams);
+      return new Response("<!doctype html><title>app callback</title><p>back in the app</p>", { headers: { "Content-Type": "text/html" } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/callback`, hits, stop: () => void server.stop(true) };
+}
+
+let world: OAuthWorld;
+let browser: Browser;
+let callback: ReturnType<typeof startCallback>;
+
+beforeAll(async () => {
+  if (!runs) return;
+  if (!available) throw new Error(`${CHROMIUM} is missing; .ci/run installs it with apt-get install chromium`);
+  world = await startOAuthWorld({ password: true });
+  callback = startCallback();
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+}, SLOW);
+
+afterAll(async () => {
+  if (!runs) return;
+  await browser?.close();
+  callback?.stop();
+  await world?.close();
+});
+
+async function consentFor(name: string, state: string): Promise<{ url: string; clientId: string; verifier: string }> {
+  const client = await registerOk(world.url, { client_name: name, redirect_uris: [callback.url], token_endpoint_auth_method: "none" });
+  const pair = pkce();
+  const url = authorizeUrl(world.url, {
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: callback.url,
+    code_challenge: pair.challenge,
+    code_challenge_method: "S256",
+    state,
+    resource: `${world.url}/mcp`,
+  });
+  return { url, clientId: client.client_id, verifier: pair.verifier };
+}
+
+/** Console lines and every request the page makes, to catch CSP violations and external loads. */
+function watch(page: Page): { console: string[]; requests: string[] } {
+  const seen = { console: [] as string[], requests: [] as string[] };
+  page.on("console", (message) => seen.console.push(message.text()));
+  page.on("request", (request) => seen.requests.push(request.url()));
+  return seen;
+}
+
+describe.skipIf(!runs)("the consent page in Chromium", () => {
+  test(
+    "a wrong password shows the page again; the right one, typed and sent with Enter, lands on the app with code, state and iss",
+    async () => {
+      const flow = await consentFor("Browser App", "st-approve");
+      const page = await browser.newPage();
+      const seen = watch(page);
+      await page.goto(flow.url);
+      const text = await page.textContent("body");
+      expect(text).toContain("Browser App");
+      expect(text).toContain(flow.clientId);
+      expect(text).toContain(new URL(callback.url).host);
+      expect(text).toContain("run tasks on your Hermes Agent");
+
+      await page.fill("#password", "not the password");
+      await page.click("button[value=approve]");
+      await page.waitForSelector(".error");
+      expect(await page.textContent(".error")).toContain("Wrong password");
+      expect(callback.hits).toHaveLength(0);
+
+      // Enter in the password field must approve, never deny (implicit submission uses the first submit button).
+      await page.fill("#password", PASSWORD);
+      await Promise.all([page.waitForURL(`${callback.url}?**`), page.press("#password", "Enter")]);
+      const landed = new URL(page.url()).searchParams;
+      expect(landed.get("state")).toBe("st-approve");
+      expect(landed.get("iss")).toBe(world.url);
+      expect(landed.get("error")).toBeNull();
+      const code = landed.get("code") as string;
+      expect(code).toStartWith("hmcp_code_");
+
+      const tokens = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: callback.url, code_verifier: flow.verifier, client_id: flow.clientId });
+      expect(tokens.status).toBe(200);
+      expect(await mcpStatus(world.url, tokens.body.access_token as string)).toBe(200);
+      expect(seen.console.filter((line) => /content security policy/i.test(line))).toEqual([]);
+      await page.close();
+    },
+    SLOW,
+  );
+
+  test(
+    "Deny lands on the app with error=access_denied, without a password",
+    async () => {
+      const flow = await consentFor("Denied App", "st-deny");
+      const page = await browser.newPage();
+      await page.goto(flow.url);
+      await Promise.all([page.waitForURL(`${callback.url}?**`), page.click("button[value=deny]")]);
+      const landed = new URL(page.url()).searchParams;
+      expect(landed.get("error")).toBe("access_denied");
+      expect(landed.get("state")).toBe("st-deny");
+      expect(landed.get("code")).toBeNull();
+      await page.close();
+    },
+    SLOW,
+  );
+
+  test(
+    "an app's name cannot run script or load anything: no request but the page, no CSP violation, the name shown as text",
+    async () => {
+      const name = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`;
+      const flow = await consentFor(name, "st-xss");
+      const page = await browser.newPage();
+      const seen = watch(page);
+      await page.goto(flow.url);
+      expect(await page.title()).not.toBe("pwned");
+      expect(await page.locator("img").count()).toBe(0);
+      expect(await page.textContent("h1")).toContain("<img src=x");
+      expect(seen.requests.filter((url) => !url.startsWith(flow.url))).toEqual([]);
+      expect(seen.console.filter((line) => /content security policy/i.test(line))).toEqual([]);
+      await page.close();
+    },
+    SLOW,
+  );
+
+  test(
+    "another site cannot frame it (frame-ancestors 'none')",
+    async () => {
+      const flow = await consentFor("Framed App", "st-frame");
+      const framer = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: () => new Response(`<!doctype html><iframe id="f" src="${flow.url.replace(/&/g, "&amp;")}" width="400" height="400"></iframe>`, { headers: { "Content-Type": "text/html" } }),
+      });
+      const page = await browser.newPage();
+      try {
+        await page.goto(`http://127.0.0.1:${framer.port}/`);
+        await page.waitForTimeout(500);
+        const frame = page.frames().find((f) => f !== page.mainFrame());
+        const passwordFields = frame ? await frame.locator("input[type=password]").count().catch(() => 0) : 0;
+        expect(passwordFields).toBe(0);
+      } finally {
+        await page.close();
+        void framer.stop(true);
+      }
+    },
+    SLOW,
+  );
+
+  test(
+    "fits a phone: no sideways scrolling, the password field and both buttons visible and large enough to tap",
+    async () => {
+      const flow = await consentFor("A Rather Long Application Name For A Small Screen", "st-phone");
+      const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+      const page = await context.newPage();
+      await page.goto(flow.url);
+      const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+      expect(widths.scroll).toBeLessThanOrEqual(widths.inner);
+      for (const selector of ["#password", "button[value=approve]", "button[value=deny]"]) {
+        const box = await page.locator(selector).boundingBox();
+        expect(box).not.toBeNull();
+        expect(box?.height ?? 0).toBeGreaterThanOrEqual(40);
+        expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 375).toBe(true);
+      }
+      await context.close();
+    },
+    SLOW,
+  );
+});
