@@ -27,7 +27,10 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, "ipv4");
 }
 for (const [net, bits] of [
-  ["::", 128],
+  // ::/96 holds the unspecified address, loopback and deprecated IPv4-compatible addresses (::127.0.0.1).
+  ["::", 96],
+  // IPv4-translated addresses (RFC 2765): another way to spell an IPv4 target.
+  ["::ffff:0:0:0", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],
