@@ -5,6 +5,7 @@ import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
 import { GatewayError } from "../gateway/errors.ts";
 import { isAllowedHost } from "../http/guards.ts";
+import { hasConsentPassword } from "../oauth/password.ts";
 import { openStore } from "../store/index.ts";
 
 export interface Check {
@@ -84,6 +85,25 @@ export function databaseCheck(config: Config): Check {
   } catch (error) {
     return { ok: false, title, detail: (error as Error).message, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" };
   }
+}
+
+/** Whether apps that register themselves (Claude Code, Codex, Cursor, VS Code) can connect; nothing when the database cannot be read (its own check says why). */
+export function dynamicClientsCheck(config: Config): Check[] {
+  if (!config.oauth.dynamicClients) return [{ ok: true, title: "apps that register themselves: off (OAUTH_DYNAMIC_CLIENTS=false)" }];
+  let passwordSet: boolean;
+  try {
+    const store = openStore(config.dbPath);
+    try {
+      passwordSet = hasConsentPassword(store);
+    } finally {
+      store.close();
+    }
+  } catch {
+    return [];
+  }
+  return passwordSet
+    ? [{ ok: true, title: "apps that register themselves: on, each approved with your password" }]
+    : [{ ok: true, warn: true, title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet", fix: "run `hermes-mcp set-password` to approve them on a consent page" }];
 }
 
 export async function portCheck(config: Config): Promise<Check> {

@@ -1,7 +1,7 @@
 // `hermes-mcp doctor`: one screen that explains every misconfiguration, one ✔/✖ line per check; exit 1 on any ✖.
 import { defineCommand } from "citty";
 import { ConfigError, loadConfig } from "../config/load.ts";
-import { type Check, databaseCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { guarded } from "./common.ts";
 
 function print(check: Check): void {
@@ -27,7 +27,7 @@ export default defineCommand({
       const checks: Check[] = [{ ok: true, title: "configuration valid" }];
       for (const note of notes) checks.push({ ok: true, warn: false, title: note });
       for (const warning of warnings) checks.push({ ok: true, warn: true, title: warning });
-      checks.push(...(await gatewayChecks(config)), databaseCheck(config), await portCheck(config), ...issuerChecks(config));
+      checks.push(...(await gatewayChecks(config)), databaseCheck(config), ...dynamicClientsCheck(config), await portCheck(config), ...issuerChecks(config));
       for (const check of checks) print(check);
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed === 0 ? "\nAll checks passed.\n" : `\n${failed} check(s) failed.\n`);

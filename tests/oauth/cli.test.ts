@@ -15,7 +15,10 @@ afterAll(async () => {
 const cli = (args: string[], stdin?: string) => runCli(args, { home: world.home, env: world.env, stdin });
 
 describe("set-password", () => {
-  test("reads one line from stdin, stores only an argon2id hash, and turns dynamic clients on at once", async () => {
+  test("reads one line from stdin, stores only an argon2id hash, and turns dynamic clients on at once (doctor says so)", async () => {
+    const doctorBefore = await cli(["doctor"]);
+    expect(doctorBefore.stdout).toContain("⚠ apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet");
+    expect(doctorBefore.stdout).toContain("hermes-mcp set-password");
     const before = (await (await fetch(`${world.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(before.registration_endpoint).toBeUndefined();
     expect((await registerClient(world.url, { redirect_uris: ["https://a.example/cb"] })).status).toBe(403);
@@ -37,6 +40,9 @@ describe("set-password", () => {
 
     const after = (await (await fetch(`${world.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(after.registration_endpoint).toBe(`${world.url}/register`);
+    expect((await cli(["doctor"])).stdout).toContain("✔ apps that register themselves: on, each approved with your password");
+    const off = await runCli(["doctor"], { home: world.home, env: { ...world.env, OAUTH_DYNAMIC_CLIENTS: "false" } });
+    expect(off.stdout).toContain("apps that register themselves: off (OAUTH_DYNAMIC_CLIENTS=false)");
   });
 });
 
