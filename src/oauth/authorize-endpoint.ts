@@ -12,7 +12,7 @@ import { redirectCode, redirectError } from "./errors.ts";
 import { readForm, singleParams } from "./form.ts";
 import type { GrantService } from "./grants.ts";
 import { errorPage } from "./html.ts";
-import { LIMITS, type Limiter } from "./limits.ts";
+import { CONSENT_BUCKET, LIMITS, type Limiter } from "./limits.ts";
 import { verifyConsentPassword } from "./password.ts";
 
 export interface AuthorizeEndpointDeps {
@@ -26,8 +26,6 @@ export interface AuthorizeEndpointDeps {
   sealer: ConsentSealer;
   now: () => number;
 }
-
-const CONSENT_BUCKET = "consent";
 
 /** The form must come from our own page: a present Origin must be this host, and Sec-Fetch-Site same-origin (cross-site request forgery). */
 function foreignSubmission(request: Request): boolean {

@@ -15,6 +15,9 @@ export const LIMITS = {
   registration: { limit: 20, windowMs: 10 * 60_000 },
 } as const satisfies Record<string, LimitRule>;
 
+/** The one bucket for wrong consent passwords (there is one owner and one password). */
+export const CONSENT_BUCKET = "consent";
+
 export class Limiter {
   constructor(
     private readonly store: OAuthLimitStore,

@@ -1,6 +1,7 @@
 // The owner's consent password: argon2id via Bun.password, stored as a hash in SQLite; dynamic clients are on only while one is set.
 import type { Config } from "../config/load.ts";
 import type { Store } from "../store/index.ts";
+import { CONSENT_BUCKET } from "./limits.ts";
 
 const KEY = "consent_password";
 export const MIN_PASSWORD_LENGTH = 8;
@@ -15,6 +16,8 @@ export async function setConsentPassword(store: Store, password: string): Promis
   if (password.length > MAX_PASSWORD_LENGTH) throw new PasswordError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters`);
   // A human-chosen secret: a slow, memory-hard hash (argon2id), never the fast token hash.
   store.oauth.settings.set(KEY, await Bun.password.hash(password, { algorithm: "argon2id" }));
+  // Whoever can run this already owns the machine: a new password also lifts a lockout left by guessing at the old one.
+  store.oauth.limits.delete(CONSENT_BUCKET);
 }
 
 export function hasConsentPassword(store: Store): boolean {

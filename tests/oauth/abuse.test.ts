@@ -8,6 +8,7 @@ import {
   redirectParams,
   refreshWith,
   registerClient,
+  setPassword,
   STATIC_ID,
   staticCode,
   staticTokens,
@@ -96,5 +97,10 @@ describe("consent-password guessing", () => {
     expect(await mcpStatus(world.url, issued.body.access_token as string)).toBe(200);
     expect(await mcpStatus(world.url, claude.access_token)).toBe(200);
     expect((await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token as string, client_id: client.client_id })).status).toBe(200);
+
+    // The owner, at the machine, sets a new password: the lockout is lifted and the new password approves.
+    await setPassword(world.home, world.env, "a brand new password");
+    const again = await consentPage(world.url, request());
+    expect((await submitConsent(world.url, again, "a brand new password", "approve")).status).toBe(303);
   });
 });
