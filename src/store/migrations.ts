@@ -97,4 +97,19 @@ export const MIGRATIONS: readonly string[] = [
     count        INTEGER NOT NULL
   );
   `,
+  // 3: principals are identities, not names (a revoked token or app re-created under the same name is someone new);
+  //    apps remember when the owner first approved them (RFC 9700 §4.11.2: no redirects to an app never approved);
+  //    jobs are read per principal.
+  `
+  ALTER TABLE personal_tokens ADD COLUMN principal TEXT;
+  UPDATE personal_tokens SET principal = 'pat:' || name;
+  CREATE UNIQUE INDEX personal_tokens_principal ON personal_tokens (principal);
+
+  ALTER TABLE oauth_clients ADD COLUMN principal TEXT;
+  UPDATE oauth_clients SET principal = client_id;
+  ALTER TABLE oauth_clients ADD COLUMN approved_at INTEGER;
+  UPDATE oauth_clients SET approved_at = last_used_at WHERE last_used_at IS NOT NULL;
+
+  CREATE INDEX jobs_principal ON jobs (principal, status);
+  `,
 ];
