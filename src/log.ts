@@ -1,4 +1,6 @@
 // The one logger shape every layer takes: levelled, structured fields, never secrets (callers pass ids and sizes only).
+import { escapeBreakingChars, hasBreakingChar } from "./unsafe-text.ts";
+
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface Logger {
@@ -25,17 +27,18 @@ export function createLogger(level: LogLevelName, format: "text" | "json", write
   const emit = (name: LogLevelName, message: string, fields?: LogFields): void => {
     if (RANK[name] < threshold) return;
     const time = new Date().toISOString();
+    // Log injection: no message or field may split the line or reorder it on screen (controls, U+2028/9, bidi) — escaped in both formats.
     if (format === "json") {
-      write(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields }));
+      write(escapeBreakingChars(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields })));
       return;
     }
     const extra = fields
       ? Object.entries(fields)
           .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => `${k}=${typeof v === "string" && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`)
+          .map(([k, v]) => `${escapeBreakingChars(k)}=${textValue(v)}`)
           .join(" ")
       : "";
-    write(`${time} ${name.padEnd(7)} ${message}${extra ? ` ${extra}` : ""}`);
+    write(`${time} ${name.padEnd(7)} ${escapeBreakingChars(message)}${extra ? ` ${extra}` : ""}`);
   };
   return {
     debug: (m, f) => emit("DEBUG", m, f),
@@ -43,6 +46,12 @@ export function createLogger(level: LogLevelName, format: "text" | "json", write
     warn: (m, f) => emit("WARNING", m, f),
     error: (m, f) => emit("ERROR", m, f),
   };
+}
+
+/** A field value in the text format: quoted when it has spaces, quotes, '=', backslashes or breaking characters, so it stays one field. */
+function textValue(value: string | number | boolean | null | undefined): string {
+  if (typeof value !== "string") return String(value);
+  return /[\s"=\\]/.test(value) || hasBreakingChar(value) ? escapeBreakingChars(JSON.stringify(value)) : value;
 }
 
 /**

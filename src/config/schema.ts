@@ -4,9 +4,7 @@ import { z } from "zod";
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-export const isLoopbackHost = (host: string): boolean =>
-  LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+export { isLoopbackHost } from "../web/loopback.ts";
 
 const list = (value: string | undefined): string[] =>
   (value ?? "")

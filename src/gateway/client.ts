@@ -11,6 +11,7 @@ import {
   unreachableError,
 } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
+import { firstCode, gatewayCallId, gatewayCode, gatewayLabel, gatewayModelId, gatewaySessionId, UNKNOWN_STATUS, UNNAMED_TOOL } from "./untrusted.ts";
 
 export type GatewayEvent =
   | { type: "text"; delta: string }
@@ -55,6 +56,9 @@ const DEBUG_BODY_LIMIT = 2048;
 /** setTimeout fires at once beyond this. */
 const MAX_TIMER_MS = 2_147_483_647;
 const SESSION_HEADER = "X-Hermes-Session-Id";
+/** Longest tool label and emoji passed on as progress (the job view shortens labels further). */
+const MAX_LABEL_CHARS = 200;
+const MAX_EMOJI_CHARS = 8;
 
 // ---- what comes off the wire --------------------------------------------------------------------------------------
 
@@ -236,7 +240,8 @@ export class GatewayClient {
     const body = await this.getJson("/v1/health", false, timeoutMs);
     const parsed = healthSchema.safeParse(body);
     if (!parsed.success) throw malformedError(200);
-    return { version: parsed.data.version ?? null };
+    // Printed by doctor: a version that is not a plain identifier is not shown.
+    return { version: gatewayCode(parsed.data.version) };
   }
 
   /** GET /v1/models: the model ids (route aliases) the gateway offers; proves the key too. */
@@ -244,7 +249,8 @@ export class GatewayClient {
     const body = await this.getJson("/v1/models", true, timeoutMs);
     const parsed = modelsSchema.safeParse(body);
     if (!parsed.success) throw malformedError(200);
-    return parsed.data.data.map((model) => model.id);
+    // Printed by doctor: ids that are not plain route names are left out.
+    return parsed.data.data.map((model) => model.id).filter(gatewayModelId);
   }
 
   // ---- chat internals ----
@@ -281,7 +287,7 @@ export class GatewayClient {
         throw malformedError(response.status);
       }
 
-      const sessionId = response.headers.get(SESSION_HEADER) || request.sessionId || null;
+      const sessionId = this.returnedSession(response) ?? request.sessionId ?? null;
       const contentType = (response.headers.get("content-type") ?? "").toLowerCase();
       if (response.status === 200 && contentType.startsWith("text/event-stream")) {
         return await this.readStream(response, request, progress, sessionId);
@@ -318,7 +324,7 @@ export class GatewayClient {
         return;
       }
       if (message.event !== undefined && message.event !== "message") {
-        this.log.debug("gateway sent an event this client ignores", { event: message.event });
+        this.log.debug("gateway sent an event this client ignores", { event: message.event.slice(0, 64) });
         return;
       }
       if (message.data.trim() === "[DONE]") {
@@ -373,7 +379,7 @@ export class GatewayClient {
       throw incompleteError(final.done ? "no final chunk" : "stream ended early", progress.text, response.status);
     }
     if (final.finishReason !== "stop" || final.hermes?.completed === false) {
-      const reason = final.hermes?.error_code || (final.finishReason !== "stop" ? final.finishReason : final.errorCode) || "not completed";
+      const reason = firstCode([final.hermes?.error_code, final.finishReason !== "stop" ? final.finishReason : final.errorCode], "not completed");
       throw incompleteError(reason, progress.text, response.status);
     }
     if (!final.done) this.log.debug("gateway stream ended after its final chunk without [DONE]");
@@ -396,7 +402,7 @@ export class GatewayClient {
     const hermes = parsed.data.hermes ?? null;
     const completed = response.headers.get("x-hermes-completed")?.trim().toLowerCase() !== "false" && hermes?.completed !== false;
     if (finishReason !== "stop" || !completed) {
-      const reason = hermes?.error_code || (finishReason && finishReason !== "stop" ? finishReason : "not completed");
+      const reason = firstCode([hermes?.error_code, finishReason !== "stop" ? finishReason : null], "not completed");
       throw incompleteError(reason, text, response.status);
     }
     return { text, sessionId, finishReason, ...usageField(parsed.data.usage ?? null) };
@@ -408,12 +414,25 @@ export class GatewayClient {
       this.log.debug("gateway sent an unreadable tool progress event", { body: truncate(data) });
       return;
     }
+    // Shown to the client as progress: names and statuses pass the allow-list, labels become one bounded visible line.
     const { tool, status, label, emoji, toolCallId } = parsed.data;
-    const event: GatewayEvent = { type: "tool", tool, status };
-    if (label) event.label = label;
-    if (emoji) event.emoji = emoji;
-    if (toolCallId) event.toolCallId = toolCallId;
+    const event: GatewayEvent = { type: "tool", tool: gatewayCode(tool) ?? UNNAMED_TOOL, status: gatewayCode(status) ?? UNKNOWN_STATUS };
+    const shownLabel = gatewayLabel(label, MAX_LABEL_CHARS);
+    const shownEmoji = gatewayLabel(emoji, MAX_EMOJI_CHARS);
+    const callId = gatewayCallId(toolCallId);
+    if (shownLabel) event.label = shownLabel;
+    if (shownEmoji) event.emoji = shownEmoji;
+    if (callId) event.toolCallId = callId;
     this.emit(request, event);
+  }
+
+  /** The session id the gateway answered with, if it is one we may store and send back; a hostile one is dropped. */
+  private returnedSession(response: Response): string | null {
+    const returned = response.headers.get(SESSION_HEADER);
+    if (!returned) return null;
+    const sessionId = gatewaySessionId(returned);
+    if (sessionId === null) this.log.warn("gateway returned an unusable session id; keeping the one sent", { length: returned.length });
+    return sessionId;
   }
 
   // ---- plumbing ----

@@ -1,4 +1,5 @@
 // GatewayError: every way a gateway call can fail, each with the one user-facing sentence for it (never the gateway's body).
+import { firstCode, gatewayCode } from "./untrusted.ts";
 
 export type GatewayErrorKind =
   | "unreachable"
@@ -80,11 +81,9 @@ export function abortedError(partialText?: string): GatewayError {
   return new GatewayError("aborted", "request to the Hermes gateway was cancelled", { partialText: partialText ? partialText : undefined });
 }
 
-/** A short identifier such as `body_too_large`; anything else (sentences, long strings) is never shown. */
-const ERROR_CODE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
-
 /**
- * Maps a non-2xx answer to its error. `code` is the envelope's `error.code`; only a short identifier is shown.
+ * Maps a non-2xx answer to its error. `code` is the envelope's `error.code`: only a short identifier such as
+ * `body_too_large` is shown (gateway text never reaches the client raw); sentences and anything else are left out.
  * 429/503 map to busy/draining (the caller retries first); 502 with `agent_incomplete` is an incomplete run.
  */
 export function statusError(status: number, code: string | null, incompleteReason?: string | null): GatewayError {
@@ -93,10 +92,11 @@ export function statusError(status: number, code: string | null, incompleteReaso
   if (status === 429) return busyError();
   if (status === 503) return drainingError();
   if (status === 502 && (code === "agent_incomplete" || incompleteReason)) {
-    return incompleteError(incompleteReason || "agent_incomplete", "", status);
+    return incompleteError(firstCode([incompleteReason], "agent_incomplete"), "", status);
   }
   if (status >= 400 && status < 500) {
-    const suffix = code !== null && ERROR_CODE.test(code) ? ` — ${code}` : "";
+    const shown = gatewayCode(code);
+    const suffix = shown ? ` — ${shown}` : "";
     return new GatewayError("rejected", `Hermes gateway rejected the request (${status})${suffix}`, { status });
   }
   return new GatewayError("server_error", `Hermes gateway failed (${status})`, { status });

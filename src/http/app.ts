@@ -1,4 +1,4 @@
-// The Hono application: /mcp (its own lean pipeline), health, and the OAuth routes behind the Host guard.
+// The Hono application: /mcp (its own lean pipeline), then /healthz and the OAuth routes, all behind the Host guard.
 import { Hono } from "hono";
 import type { Config } from "../config/load.ts";
 import type { Logger } from "../log.ts";
@@ -39,9 +39,9 @@ export function createApp(deps: AppDeps): Hono {
     log.info("http", { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 });
   });
 
-  app.get("/healthz", (c) => c.json({ status: "ok", version: config.version }));
-
+  // DNS rebinding: /healthz too answers only to our own names (it tells a page which version runs here).
   app.use(hostGuard(config.allowedHosts));
+  app.get("/healthz", (c) => c.json({ status: "ok", version: config.version }));
   if (deps.extraRoutes) app.route("/", deps.extraRoutes);
 
   app.notFound((c) => c.json({ error: "not_found", error_description: `nothing is served at ${c.req.path}; the MCP endpoint is /mcp` }, 404));

@@ -21,8 +21,10 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i;
 
 /** The caller's identity, or the response that refuses it. */
 export function authenticate(request: Request, verifier: TokenVerifier, resourceMetadataUrl: string): AuthInfo | Response {
-  // Tokens in URLs end up in logs and Referer headers (RFC 6750 §5.3): refuse them outright.
-  if (request.url.includes("access_token=") && new URL(request.url).searchParams.has("access_token")) {
+  // Tokens in URLs end up in logs and Referer headers (RFC 6750 §5.3): refuse them outright, under any percent-encoding
+  // of the name (?access%5Ftoken=, ?%61ccess_token=) — whatever a query parser decodes to access_token.
+  const query = request.url.indexOf("?");
+  if (query !== -1 && new URLSearchParams(request.url.slice(query + 1)).has("access_token")) {
     return Response.json({ error: "invalid_request", error_description: "send the token in the Authorization header, not the URL" }, { status: 400 });
   }
   const header = request.headers.get("authorization");

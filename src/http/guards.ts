@@ -1,7 +1,7 @@
 // Host and Origin checks in front of /mcp and the OAuth endpoints: the DNS-rebinding and cross-site defences the SDK leaves to us.
 import type { MiddlewareHandler } from "hono";
+import { isLoopbackHost } from "../web/loopback.ts";
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const JSON_HEADERS = { "Content-Type": "application/json" };
 
 /** Host header → lower-case host name without port ("[::1]" keeps its brackets); null when absent or malformed. */
@@ -13,7 +13,7 @@ export function hostnameOf(hostHeader: string | null | undefined): string | null
 }
 
 export function isAllowedHost(hostname: string, allowedHosts: readonly string[]): boolean {
-  return LOOPBACK_NAMES.includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || allowedHosts.includes(hostname);
+  return isLoopbackHost(hostname) || allowedHosts.includes(hostname);
 }
 
 /** DNS rebinding (MCP transport spec, "Security Warning"): only our own names may reach us → else 421. */

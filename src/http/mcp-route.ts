@@ -4,7 +4,7 @@ import type { Logger } from "../log.ts";
 import type { McpEndpoint } from "../mcp/server.ts";
 import type { TokenVerifier } from "../oauth/verify.ts";
 import { authenticate } from "./bearer.ts";
-import { readBodyLimited } from "./body.ts";
+import { readBodyLimited } from "../web/body.ts";
 import { rejectForeignHost, rejectForeignOrigin } from "./guards.ts";
 
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;

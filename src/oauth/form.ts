@@ -1,5 +1,5 @@
 // Reads OAuth parameters: a size-capped x-www-form-urlencoded body or a query, refusing repeated parameters (RFC 6749 §3.1, §3.2).
-import { readBodyLimited } from "../http/body.ts";
+import { readBodyLimited } from "../web/body.ts";
 
 export type Params = Record<string, string>;
 export type ParamsResult = { ok: true; params: Params } | { ok: false; status: number; description: string };

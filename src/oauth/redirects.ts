@@ -1,8 +1,8 @@
 // The one redirect-URI matcher: parsing and refusing dangerous URIs, exact matching, loopback any-port, and the static client's allow-list.
+import { isLoopbackName } from "../web/loopback.ts";
 
 /** Schemes a browser would execute or read locally: never a redirect target, for any client (XSS / local file disclosure). */
 const DANGEROUS_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "filesystem:", "view-source:", "ws:", "wss:", "ftp:"]);
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 const CUSTOM_SCHEME = /^[a-z][a-z0-9+.-]*:$/;
 const MAX_URI_LENGTH = 2048;
 
@@ -13,7 +13,8 @@ export type ParsedRedirect = { ok: true; url: URL; kind: "https" | "loopback" | 
 
 /** Is this a loopback http redirect (RFC 8252 §7.3: native apps listen on an ephemeral port)? */
 export function isLoopbackRedirect(url: URL): boolean {
-  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname.toLowerCase());
+  // The loopback names only, not all of 127.0.0.0/8: native apps listen on 127.0.0.1, [::1] or localhost.
+  return url.protocol === "http:" && isLoopbackName(url.hostname);
 }
 
 /** Parses a redirect URI and refuses what no client may ever use; says why in one sentence. */

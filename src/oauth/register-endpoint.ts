@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
-import { readBodyLimited } from "../http/body.ts";
+import { readBodyLimited } from "../web/body.ts";
 import type { Logger } from "../log.ts";
 import type { ClientAuthMethod } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";

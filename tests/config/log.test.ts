@@ -27,3 +27,39 @@ describe("createLogger", () => {
     expect(lines[0]).toEndWith('http path=/mcp note="two words" n=3');
   });
 });
+
+/** Every character that could split a log line or reorder it on screen. */
+const BREAKING = ["\n", "\r", "\u0000", "\u001b", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c"];
+const RAW_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+describe("log injection", () => {
+  const hostile = `stop${BREAKING.join("x")}evil`;
+
+  test.each(["text", "json"] as const)("%s: messages, field values and field names never carry a breaking character raw", (format) => {
+    const lines: string[] = [];
+    const log = createLogger("DEBUG", format, (l) => lines.push(l));
+    log.info(`gateway said ${hostile}`, { reason: hostile, [`key${"\u202e"}\n`]: "v", plain: "no-space\u202evalue", n: 1 });
+    for (const char of BREAKING) log.warn("one", { value: `a${char}b` });
+    expect(lines.length).toBe(1 + BREAKING.length);
+    for (const line of lines) expect(RAW_BREAKING.test(line)).toBe(false);
+    // Escaped, not dropped: the reader still sees what was there.
+    expect(lines[0]).toContain("\\u202e");
+    expect(lines[0]).toContain("\\u2028");
+    expect(lines[0]).toContain("\\u0085");
+  });
+
+  test("json: the escaped line still parses back to the exact values", () => {
+    const lines: string[] = [];
+    createLogger("INFO", "json", (l) => lines.push(l)).info(`m${hostile}`, { reason: hostile });
+    const entry = JSON.parse(lines[0] as string);
+    expect(entry.msg).toBe(`m${hostile}`);
+    expect(entry.reason).toBe(hostile);
+  });
+
+  test("text: a value with a backslash or a breaking character is quoted, so it cannot pose as an escape or a second field", () => {
+    const lines: string[] = [];
+    const log = createLogger("INFO", "text", (l) => lines.push(l));
+    log.info("http", { a: "x\u202ey", b: "c:\\u202e", c: "plain" });
+    expect(lines[0]).toEndWith('http a="x\\u202ey" b="c:\\\\u202e" c=plain');
+  });
+});

@@ -36,6 +36,17 @@ describe("/healthz", () => {
 });
 
 describe("Host guard (DNS rebinding)", () => {
+  test("/healthz sits behind it too: a foreign Host gets 421, loopback and allowed hosts get the answer", async () => {
+    const foreign = await fetch(`${world.daemon.url}/healthz`, { headers: { Host: "evil.example.net" } });
+    expect(foreign.status).toBe(421);
+    expect((await foreign.json()).error).toBe("misdirected_request");
+    for (const host of ["hermes.example.com", `127.0.0.1:${world.daemon.port}`, "localhost"]) {
+      const response = await fetch(`${world.daemon.url}/healthz`, { headers: { Host: host } });
+      expect(response.status).toBe(200);
+      expect((await response.json()).status).toBe("ok");
+    }
+  });
+
   test("a foreign Host is refused with 421 and a fix", async () => {
     const response = await post({ Host: "evil.example.net" });
     expect(response.status).toBe(421);
@@ -88,6 +99,26 @@ describe("bearer auth", () => {
   test("a token in the query string is refused outright", async () => {
     const response = await post({ Authorization: "" }, INIT, `/mcp?access_token=${world.token}`);
     expect(response.status).toBe(400);
+  });
+
+  test("the query-token refusal also catches percent-encoded parameter names, in any case of the escapes", async () => {
+    const names = ["access%5Ftoken", "access%5ftoken", "%61ccess_token", "%61%63cess%5ftoken", "%61%63%63%65%73%73%5F%74%6F%6B%65%6E", "acc%65ss_tok%65n"];
+    for (const name of names) {
+      for (const query of [`${name}=${world.token}`, `x=1&${name}=${world.token}`]) {
+        // Even with a valid header, a token in the URL is refused: it has already leaked into logs.
+        const withHeader = await post({}, INIT, `/mcp?${query}`);
+        expect(withHeader.status).toBe(400);
+        expect((await withHeader.json()).error_description).toContain("Authorization header");
+        const without = await post({ Authorization: "" }, INIT, `/mcp?${query}`);
+        expect(without.status).toBe(400);
+      }
+    }
+    // Names that merely look alike are not refused.
+    for (const query of ["access_tokens=1", "xaccess_token=1", "access%2Dtoken=1"]) {
+      const response = await post({}, INIT, `/mcp?${query}`);
+      expect(response.status).toBe(200);
+      await response.body?.cancel();
+    }
   });
 
   test("a revoked token stops working on the running daemon at once", async () => {

@@ -89,6 +89,11 @@ export function reserveClosedPort(): number {
  * [[delay:MS]] [[keepalive:MS]] [[tools:N]] [[step:MS]] [[odd-tools]] [[status:CODE]] [[fail-times:K]] [[retry-after:S]]
  * [[code:ID]] [[hang]] [[partial]] [[malformed]] [[malformed:sse]] [[malformed:json]] [[drop]] [[drop:reset]]
  * [[rotate]] [[json]] [[not-completed]]
+ * and, to play a hostile gateway (the values are sent as they are):
+ * [[finish:REASON]] (the final finish_reason) [[error-code:CODE]] (hermes.error_code) [[hermes-error:TEXT]] (hermes.error
+ * and X-Hermes-Error) [[session:ID]] (the X-Hermes-Session-Id answered) [[tool-name:X]] [[tool-status:X]] [[tool-label:X]]
+ * [[tool-emoji:X]] [[tool-call-id:X]] (the fields of every "running" tool event).
+ * An unknown directive throws (UnknownDirectiveError), so a typo cannot silently test nothing.
  */
 export interface Directives {
   delayMs: number;
@@ -107,6 +112,15 @@ export interface Directives {
   rotate: boolean;
   json: boolean;
   notCompleted: boolean;
+  finish: string | null;
+  errorCode: string | null;
+  hermesError: string | null;
+  session: string | null;
+  tool: { name: string | null; status: string | null; label: string | null; emoji: string | null; callId: string | null };
+}
+
+export class UnknownDirectiveError extends Error {
+  override name = "UnknownDirectiveError";
 }
 
 const DIRECTIVE = /\[\[([a-z-]+)(?::([^\]]*))?\]\]/g;
@@ -129,6 +143,11 @@ export function parseDirectives(text: string): Directives {
     rotate: false,
     json: false,
     notCompleted: false,
+    finish: null,
+    errorCode: null,
+    hermesError: null,
+    session: null,
+    tool: { name: null, status: null, label: null, emoji: null, callId: null },
   };
   for (const match of text.matchAll(DIRECTIVE)) {
     const name = match[1];
@@ -183,8 +202,35 @@ export function parseDirectives(text: string): Directives {
       case "not-completed":
         d.notCompleted = true;
         break;
-      default:
+      case "finish":
+        d.finish = arg;
         break;
+      case "error-code":
+        d.errorCode = arg;
+        break;
+      case "hermes-error":
+        d.hermesError = arg;
+        break;
+      case "session":
+        d.session = arg;
+        break;
+      case "tool-name":
+        d.tool.name = arg;
+        break;
+      case "tool-status":
+        d.tool.status = arg;
+        break;
+      case "tool-label":
+        d.tool.label = arg;
+        break;
+      case "tool-emoji":
+        d.tool.emoji = arg;
+        break;
+      case "tool-call-id":
+        d.tool.callId = arg;
+        break;
+      default:
+        throw new UnknownDirectiveError(`fake gateway: unknown directive [[${name}]] — see parseDirectives for the ones it knows`);
     }
   }
   return d;
@@ -252,6 +298,19 @@ function usageFor(prompt: string, answer: string): { prompt_tokens: number; comp
 }
 
 const TRUNCATED = { completed: false, partial: true, failed: false, error: "Output truncated: the model hit its output limit", error_code: "output_truncated" };
+
+/** The `hermes` facts of an incomplete run: truncated ([[partial]]) or failed, with any hostile overrides. */
+function incompleteFacts(d: Directives): Record<string, unknown> {
+  const facts: Record<string, unknown> = d.partial ? { ...TRUNCATED } : { completed: false, partial: false, failed: true, error: "the run failed" };
+  if (d.hermesError !== null) facts.error = d.hermesError;
+  if (d.errorCode !== null) facts.error_code = d.errorCode;
+  return facts;
+}
+
+/** The final finish_reason: [[finish]], else "length" for [[partial]], else "stop". */
+function finishReasonOf(d: Directives): string {
+  return d.finish ?? (d.partial ? "length" : "stop");
+}
 
 // ---- one chat turn's connection -------------------------------------------------------------------------------------
 
@@ -341,8 +400,12 @@ class FakeGatewayServer implements FakeGateway {
       // A hanging turn must stay open until the client gives up, however long that is.
       idleTimeout: 0,
       fetch: (req) => this.route(req),
-      // [[drop:reset]] errors its body stream on purpose; that is not a fake-gateway bug worth printing.
-      error: () => new Response(null, { status: 500 }),
+      // [[drop:reset]] errors its body stream on purpose; that is not a fake-gateway bug worth printing. A typo'd directive is.
+      error: (error) => {
+        if (!(error instanceof UnknownDirectiveError)) return new Response(null, { status: 500 });
+        console.error(error.message);
+        return envelope(500, error.message, "server_error", "unknown_directive");
+      },
     });
     this.port = this.server.port ?? 0;
     this.url = `http://127.0.0.1:${this.port}`;
@@ -361,6 +424,7 @@ class FakeGatewayServer implements FakeGateway {
   }
 
   setBehavior(patch: Partial<FakeGatewayBehavior>): void {
+    if (patch.directives !== undefined) parseDirectives(patch.directives);
     this.behavior = { ...this.behavior, ...patch };
   }
 
@@ -527,7 +591,7 @@ class FakeGatewayServer implements FakeGateway {
       return envelope(429, `Too many concurrent runs (max ${this.maxConcurrentRuns})`, "rate_limit_error", "rate_limit_exceeded", { "Retry-After": "1" });
     }
 
-    const sessionId = d.rotate ? `api-${randomHex(8)}` : (record.sessionIdSent ?? derivedSessionId(prompt));
+    const sessionId = d.session ?? (d.rotate ? `api-${randomHex(8)}` : (record.sessionIdSent ?? derivedSessionId(prompt)));
     record.sessionIdReturned = sessionId;
     const model = typeof (body as { model?: unknown }).model === "string" ? ((body as { model: string }).model) : "hermes-agent";
     const turn = this.openTurn(record);
@@ -565,7 +629,7 @@ class FakeGatewayServer implements FakeGateway {
         return envelope(503, "Gateway is draining; retry shortly", "server_error", d.code ?? "gateway_draining", retry);
       case 502:
         return envelope(502, `The agent produced no response for: ${prompt}`, "server_error", d.code ?? "agent_incomplete", {}, {
-          hermes: { completed: false, partial: false, failed: true, error: "provider returned an empty response (secret-detail)", error_code: "agent_error" },
+          hermes: { completed: false, partial: false, failed: true, error: d.hermesError ?? "provider returned an empty response (secret-detail)", error_code: d.errorCode ?? "agent_error" },
         });
       case 413:
         return envelope(413, "Request body too large (limit 10 MB)", "invalid_request_error", d.code ?? "body_too_large");
@@ -599,20 +663,21 @@ class FakeGatewayServer implements FakeGateway {
     turn.end("completed");
     const headers: Record<string, string> = { [SESSION_HEADER]: a.sessionId };
     const base = { id: `chatcmpl-${randomHex(12)}`, object: "chat.completion", created: Math.floor(Date.now() / 1000), model: a.model };
-    if (d.partial) {
-      const partial = a.answer.slice(0, Math.ceil(a.answer.length / 2));
-      Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Partial": "true", "X-Hermes-Error": TRUNCATED.error });
+    if (d.partial || finishReasonOf(d) !== "stop") {
+      const content = d.partial ? a.answer.slice(0, Math.ceil(a.answer.length / 2)) : a.answer;
+      const hermes = incompleteFacts(d);
+      Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Partial": String(d.partial), "X-Hermes-Error": String(hermes.error) });
       return Response.json(
         {
           ...base,
-          choices: [{ index: 0, message: { role: "assistant", content: partial }, finish_reason: "length" }],
-          usage: usageFor(a.prompt, partial),
-          hermes: TRUNCATED,
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReasonOf(d) }],
+          usage: usageFor(a.prompt, content),
+          hermes,
         },
         { headers },
       );
     }
-    if (d.notCompleted) Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Error": "run interrupted" });
+    if (d.notCompleted) Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Error": d.hermesError ?? "run interrupted" });
     return Response.json(
       { ...base, choices: [{ index: 0, message: { role: "assistant", content: a.answer }, finish_reason: "stop" }], usage: usageFor(a.prompt, a.answer) },
       { headers },
@@ -669,9 +734,12 @@ class FakeGatewayServer implements FakeGateway {
       }
       for (let i = 1; i <= d.tools; i++) {
         const t = TOOLS[(i - 1) % TOOLS.length] as (typeof TOOLS)[number];
-        if (!write(tool({ tool: t.tool, emoji: t.emoji, label: t.label(i), toolCallId: `call_${i}`, status: "running" }))) return;
+        const name = d.tool.name ?? t.tool;
+        const callId = d.tool.callId ?? `call_${i}`;
+        const running = { tool: name, emoji: d.tool.emoji ?? t.emoji, label: d.tool.label ?? t.label(i), toolCallId: callId, status: d.tool.status ?? "running" };
+        if (!write(tool(running))) return;
         if (!(await turn.sleep(d.stepMs))) return;
-        if (!write(tool({ tool: t.tool, toolCallId: `call_${i}`, status: "completed" }))) return;
+        if (!write(tool({ tool: name, toolCallId: callId, status: "completed" }))) return;
         if (!(await turn.sleep(d.stepMs))) return;
       }
       const parts = splitAnswer(d.partial || d.drop ? a.answer.slice(0, Math.ceil(a.answer.length / 2)) : a.answer);
@@ -688,8 +756,10 @@ class FakeGatewayServer implements FakeGateway {
       }
       if (d.drop === "close") return finish();
       const text = parts.join("");
-      if (d.partial) {
-        write(chunk({ delta: {}, finish_reason: "length" }, { usage: usageFor(a.prompt, text), error: { message: TRUNCATED.error, type: "server_error", code: "output_truncated" }, hermes: TRUNCATED }));
+      if (d.partial || finishReasonOf(d) !== "stop") {
+        const hermes = incompleteFacts(d);
+        const error = { message: hermes.error, type: "server_error", code: d.code ?? (d.partial ? "output_truncated" : "agent_error") };
+        write(chunk({ delta: {}, finish_reason: finishReasonOf(d) }, { usage: usageFor(a.prompt, text), error, hermes }));
       } else {
         write(chunk({ delta: {}, finish_reason: "stop" }, { usage: usageFor(a.prompt, text) }));
       }
