@@ -55,7 +55,7 @@ dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
 .grant{border-left:3px solid var(--accent);padding:.25rem .75rem;margin:0 0 1rem}
 .error{color:var(--bad);font-weight:600}
-code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px;padding:0 .3em;overflow-wrap:anywhere}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px;padding:0 .3em;display:inline-block;max-width:100%;overflow-wrap:anywhere}
 a{color:var(--accent)}
 label{display:block;font-weight:600;margin:0 0 .35rem}
 input[type=password]{width:100%;font-size:1rem;padding:.7rem;border:1px solid var(--field);border-radius:8px;background:var(--bg);color:var(--fg)}
