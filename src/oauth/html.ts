@@ -75,7 +75,7 @@ export function page(title: string, body: string, options: { status?: number; fo
   const csp = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'none'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title.replaceAll("`", ""))}</title><style>${STYLE}</style></head>
 <body><main>${body}</main></body></html>`;
   return new Response(html, {
     status: options.status ?? 200,
@@ -94,7 +94,7 @@ export function page(title: string, body: string, options: { status?: number; fo
 
 /** A refusal that must not redirect anywhere (unknown client, unregistered redirect URI: RFC 6749 §4.1.2.1). */
 export function errorPage(status: number, title: string, message: string, headers: Record<string, string> = {}): Response {
-  const body = `<div class="card"><h1>${escapeHtml(title)}</h1><p>${richText(message)}</p>
+  const body = `<div class="card"><h1>${richText(title)}</h1><p>${richText(message)}</p>
 <p><small>hermes-mcp did not send you anywhere. Close this page and try again from your app; if it keeps happening, run ${code("hermes-mcp doctor")}.</small></p></div>`;
   return page(title, body, { status, headers });
 }

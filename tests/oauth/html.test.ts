@@ -27,6 +27,9 @@ describe("richText", () => {
     const body = html.slice(html.indexOf("<body>"));
     expect(body).not.toContain("`");
     expect(body).toContain("<code>hermes-mcp set-password</code>");
+    const titled = await errorPage(400, "Run `hermes-mcp doctor`", "m").text();
+    expect(titled).toContain("<title>Run hermes-mcp doctor</title>");
+    expect(titled).toContain("<h1>Run <code>hermes-mcp doctor</code></h1>");
   });
 });
 
