@@ -71,6 +71,7 @@ const mode = (path: string): number => statSync(path).mode & 0o777;
 test(
   "the quick start works as written on a fresh machine",
   async () => {
+    for (const tool of ["bash", "curl", "openssl"]) expect({ tool, found: Bun.which(tool) !== null }).toEqual({ tool, found: true });
     const [hermesSide, onPath, serve, tryIt, envFile, ...rest] = blocks;
     expect(rest).toEqual([]);
     expect([hermesSide, onPath, serve, tryIt, envFile].every((b) => b !== undefined)).toBe(true);

@@ -33,6 +33,8 @@ export default defineCommand({
       writePrivateFile(path, setEnvLines(text, { OAUTH_CLIENT_ID: id, OAUTH_CLIENT_SECRET: secret }));
       // The secret stays in the file, off the terminal and out of scroll-back; the user copies it from there when needed.
       ui.success(`Wrote OAUTH_CLIENT_ID=${id} and a new OAUTH_CLIENT_SECRET to ${path} (mode 0600).`);
+      // The real environment wins over the file (src/config/load.ts): say so rather than let the new pair be ignored.
+      if (process.env.OAUTH_CLIENT_ID || process.env.OAUTH_CLIENT_SECRET) ui.warn("OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET are also set in your environment, which wins over the file: unset them.");
       ui.info(`Paste the id and the secret (\`grep OAUTH_CLIENT_SECRET ${path}\`) into your client's OAuth settings, and restart hermes-mcp serve if it is running.`);
     }),
 });

@@ -93,6 +93,14 @@ describe("hermes-mcp mint-client --write", () => {
     expect(doctor.stdout + doctor.stderr).toContain(id);
   });
 
+  test("warns when the environment holds a client that would win over the file", async () => {
+    const h = home();
+    const result = await runCli(["mint-client", "--write"], { home: h, env: { OAUTH_CLIENT_ID: "from-env" } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("wins over the file");
+    expect((await runCli(["mint-client", "--write", "--force"], { home: h })).stderr).not.toContain("wins over the file");
+  });
+
   test("without --write it still prints the two lines and writes nothing", async () => {
     const h = home();
     const result = await runCli(["mint-client"], { home: h });
