@@ -24,6 +24,7 @@ let daemon: Subprocess | null = null;
  * - BIND_PORT: a free port instead of 8765 (tests run in parallel); `127.0.0.1:8765` in commands is rewritten to it.
  * - HERMES_API_URL: the fake gateway (tests/support/fake-gateway.ts) on a free port stands in for Hermes on 8642;
  *   `127.0.0.1:8642` in commands is rewritten to it.
+ * The `npm install -g bun@…` set-up lines sit above the markers (Bun is already here); tests/readme.test.ts runs `bun run start`.
  */
 const env = (): Record<string, string> => ({
   HOME: home,
@@ -97,6 +98,7 @@ test(
     expect(linked.stdout.trim().split("\n").at(-1)).toMatch(/^\d+\.\d+\.\d+$/);
     const exportLine = /^export PATH=.*$/m.exec(onPath as string)?.[0] ?? "";
     expect(exportLine).not.toBe("");
+    expect((await sh(`${exportLine}\ncommand -v hermes-mcp`)).stdout.trim()).toBe(join(home, ".bun", "bin", "hermes-mcp"));
 
     // 3. The daemon.
     expect((serve as string).trim()).toBe("hermes-mcp serve");
