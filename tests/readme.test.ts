@@ -17,7 +17,7 @@ describe("README", () => {
   });
 
   test("documents every command", () => {
-    for (const command of ["serve", "doctor", "mint-client", "token create --name NAME", "token list", "token revoke NAME", "set-password", "clients list", "clients revoke ID"]) {
+    for (const command of ["serve", "doctor", "mint-client", "mint-client --write", "token create --name NAME", "token list", "token revoke NAME", "set-password", "clients list", "clients revoke ID"]) {
       expect(readme).toContain(`hermes-mcp ${command}`);
     }
   });
@@ -31,6 +31,18 @@ describe("README", () => {
     expect(pkg.scripts.start).toContain("serve");
     expect(pkg.bin["hermes-mcp"]).toBe("src/cli/index.ts");
     expect(existsSync(join(ROOT, pkg.bin["hermes-mcp"] as string))).toBe(true);
+  });
+
+  test("the quick start says what Hermes needs, names Node.js ≥ 22 wherever it runs an npx tool, and tries it locally before any tunnel", () => {
+    const quickstart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("## Configuration"));
+    expect(quickstart).toContain("API_SERVER_KEY");
+    expect(quickstart).toContain("~/.hermes/.env");
+    expect(quickstart).toContain("hermes-gateway");
+    for (const at of [...readme.matchAll(/npx @/g)].map((m) => m.index ?? 0)) expect(readme.slice(at, at + 60)).toContain("Node.js ≥ 22");
+    expect(readme.indexOf("Try it locally")).toBeGreaterThan(0);
+    expect(readme.indexOf("Try it locally")).toBeLessThan(readme.indexOf("cloudflared tunnel"));
+    // Nothing writes into ~/.config/hermes-mcp before mint-client --write has created it privately.
+    expect(quickstart.indexOf("mint-client --write")).toBeLessThan(quickstart.indexOf(">> ~/.config/hermes-mcp/env"));
   });
 
   test("the files it points at exist", () => {
@@ -64,7 +76,7 @@ describe("README", () => {
     removeHome(home);
   });
 
-  test("`hermes-mcp mint-client >> env` leaves only env lines in the file", async () => {
+  test("plain `hermes-mcp mint-client` prints only env lines on stdout (safe to append to a file with >>)", async () => {
     const home = makeHome();
     const result = Bun.spawnSync([process.execPath, "run", "hermes-mcp", "mint-client"], { cwd: ROOT, env: { HOME: home, PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
     const lines = result.stdout.toString().trim().split("\n");

@@ -49,6 +49,18 @@ export class ConfigError extends Error {
   }
 }
 
+/** Where this user's files live: HOME, XDG_CONFIG_HOME and XDG_DATA_HOME honoured (XDG Base Directory spec). */
+export function userPaths(env: Record<string, string | undefined> = process.env): { home: string; dataHome: string; userEnvFile: string; hermesEnvFile: string } {
+  const home = env.HOME || homedir();
+  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
+  return {
+    home,
+    dataHome: env.XDG_DATA_HOME || join(home, ".local", "share"),
+    userEnvFile: join(configHome, "hermes-mcp", "env"),
+    hermesEnvFile: join(home, ".hermes", ".env"),
+  };
+}
+
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -57,11 +69,7 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const realEnv = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const home = realEnv.HOME || homedir();
-  const configHome = realEnv.XDG_CONFIG_HOME || join(home, ".config");
-  const dataHome = realEnv.XDG_DATA_HOME || join(home, ".local", "share");
-  const userEnvFile = join(configHome, "hermes-mcp", "env");
-  const hermesEnvFile = join(home, ".hermes", ".env");
+  const { home, dataHome, userEnvFile, hermesEnvFile } = userPaths(realEnv);
   const notes: string[] = [];
   const warnings: string[] = [];
 

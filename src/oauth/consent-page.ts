@@ -1,7 +1,7 @@
 // The consent page for dynamic clients: who is asking, where it will be sent, what it grants, the owner's password, Approve / Deny.
 import type { ResolvedClient } from "./clients.ts";
 import type { SealedRequest } from "./csrf.ts";
-import { escapeHtml, page } from "./html.ts";
+import { code, escapeHtml, page, richText } from "./html.ts";
 import { describeRedirect, formActionSource } from "./redirects.ts";
 
 export interface ConsentView {
@@ -24,7 +24,7 @@ function identity(client: ResolvedClient): [string, string] {
 export function renderConsent(view: ConsentView): Response {
   const { client, redirectUri, sealed } = view;
   const [idLabel, idValue] = identity(client);
-  const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : "";
+  const error = view.error ? `<p class="error" role="alert">${richText(view.error)}</p>` : "";
   const body = `<div class="card">
 <h1>Allow ${escapeHtml(client.name)} to use your Hermes Agent?</h1>
 <dl>
@@ -32,7 +32,7 @@ export function renderConsent(view: ConsentView): Response {
 <dt>${escapeHtml(idLabel)}</dt><dd>${escapeHtml(idValue)}</dd>
 <dt>Returns to</dt><dd>${escapeHtml(describeRedirect(redirectUri))}</dd>
 </dl>
-<p class="grant">If you approve, this app can <strong>run tasks on your Hermes Agent</strong> — which may send email, post messages and run commands as you — until you revoke it with <code>hermes-mcp clients revoke</code>.</p>
+<p class="grant">If you approve, this app can <strong>run tasks on your Hermes Agent</strong> — which may send email, post messages and run commands as you — until you revoke it with ${code("hermes-mcp clients revoke")}.</p>
 <p><small>Only approve an app you just tried to connect yourself.</small></p>
 ${error}
 <form method="post" action="/authorize">

@@ -1,8 +1,9 @@
-// The consent page in a real browser (Debian's Chromium via playwright-core): approve and deny land on the app's callback, its CSP holds, it cannot be framed, it fits a phone.
+// The consent page in a real browser (Debian's Chromium via playwright-core): approve and deny land on the app's callback, its CSP holds, it cannot be framed, it fits a phone, and every page reads well (WCAG AA contrast, light and dark, no Markdown).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { authorizeUrl, mcpStatus, PASSWORD, pkce, registerOk, startOAuthWorld, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import { contrast } from "../support/contrast.ts";
+import { authorizeUrl, mcpStatus, PASSWORD, pkce, registerOk, setPassword, startOAuthWorld, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
@@ -44,17 +45,17 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function consentFor(name: string, state: string): Promise<{ url: string; clientId: string; verifier: string }> {
-  const client = await registerOk(world.url, { client_name: name, redirect_uris: [callback.url], token_endpoint_auth_method: "none" });
+async function consentFor(name: string, state: string, base = world.url): Promise<{ url: string; clientId: string; verifier: string }> {
+  const client = await registerOk(base, { client_name: name, redirect_uris: [callback.url], token_endpoint_auth_method: "none" });
   const pair = pkce();
-  const url = authorizeUrl(world.url, {
+  const url = authorizeUrl(base, {
     response_type: "code",
     client_id: client.client_id,
     redirect_uri: callback.url,
     code_challenge: pair.challenge,
     code_challenge_method: "S256",
     state,
-    resource: `${world.url}/mcp`,
+    resource: `${base}/mcp`,
   });
   return { url, clientId: client.client_id, verifier: pair.verifier };
 }
@@ -183,4 +184,129 @@ describe.skipIf(!runs)("the consent page in Chromium", () => {
     },
     SLOW,
   );
+});
+
+interface Measured {
+  what: string;
+  fg: string;
+  bg: string;
+  /** text: WCAG 1.4.3 (4.5:1); boundary: 1.4.11, a control's edge against what surrounds it (3:1). */
+  kind: "text" | "boundary";
+}
+
+/** Every element showing text, and every input's and button's edge, with the colours the browser computed: foreground vs. the effective background behind it. */
+function measure(page: Page): Promise<Measured[]> {
+  return page.evaluate(() => {
+    const opaque = (colour: string): boolean => colour !== "transparent" && !/rgba\([^)]*,\s*0\)$/.test(colour);
+    const backgroundOf = (element: Element | null): string => {
+      for (let at = element; at; at = at.parentElement) {
+        const colour = getComputedStyle(at).backgroundColor;
+        if (opaque(colour)) return colour;
+      }
+      return "rgb(255, 255, 255)";
+    };
+    const name = (element: Element): string => `${element.tagName.toLowerCase()}${element.className ? `.${element.className}` : ""}${element.getAttribute("value") ? `[${element.getAttribute("value")}]` : ""} "${(element.textContent ?? "").trim().slice(0, 30)}"`;
+    const out: { what: string; fg: string; bg: string; kind: "text" | "boundary" }[] = [];
+    for (const element of document.body.querySelectorAll("*")) {
+      const style = getComputedStyle(element);
+      if (style.display === "none" || style.visibility === "hidden" || element.getClientRects().length === 0) continue;
+      const ownText = [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && (node.textContent ?? "").trim() !== "");
+      const control = element.matches("input[type=password], button");
+      if (ownText || control) out.push({ what: name(element), fg: style.color, bg: backgroundOf(element), kind: "text" });
+      if (control) {
+        const around = backgroundOf(element.parentElement);
+        const own = style.backgroundColor;
+        // The edge a user sees: the border, or the filled background when the button is filled with its border colour.
+        const edge = opaque(own) && own !== around && own === style.borderTopColor ? own : style.borderTopColor;
+        out.push({ what: `${name(element)} edge`, fg: edge, bg: around, kind: "boundary" });
+      }
+    }
+    return out;
+  });
+}
+
+/** The measurements that fall short of WCAG AA (empty when the page passes). */
+async function belowAA(page: Page): Promise<string[]> {
+  const measured = await measure(page);
+  expect(measured.length).toBeGreaterThan(2);
+  return measured
+    .map((m) => ({ ...m, ratio: contrast(m.fg, m.bg) }))
+    .filter((m) => m.ratio < (m.kind === "text" ? 4.5 : 3))
+    .map((m) => `${m.what}: ${m.fg} on ${m.bg} = ${m.ratio.toFixed(2)}:1`);
+}
+
+/** In light and in dark: every text and control edge at AA contrast, no Markdown backtick in the visible text; a screenshot of each to /tmp. */
+async function readableInBothSchemes(page: Page, label: string): Promise<string> {
+  let text = "";
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect({ colorScheme, dark: contrast(background, "#000") < contrast(background, "#fff") }).toEqual({ colorScheme, dark: colorScheme === "dark" });
+    expect({ label, colorScheme, failing: await belowAA(page) }).toEqual({ label, colorScheme, failing: [] });
+    text = await page.innerText("body");
+    expect(text).not.toContain("`");
+    await page.screenshot({ path: `/tmp/hermes-mcp-${label}-${colorScheme}.png`, fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: null });
+  return text;
+}
+
+describe.skipIf(!runs)("the pages read well in light and dark (WCAG AA contrast, no Markdown)", () => {
+  /** What the lockout page said, for the test after the one that reaches it. */
+  const lockout = { text: "", code: [] as string[] };
+
+  test(
+    "the consent page, with its wrong-password error showing",
+    async () => {
+      const flow = await consentFor("Contrast App", "st-contrast");
+      const page = await browser.newPage();
+      await page.goto(flow.url);
+      await page.fill("#password", "not the password");
+      await page.click("button[value=approve]");
+      await page.waitForSelector(".error");
+      const text = await readableInBothSchemes(page, "consent");
+      expect(text).toContain("Wrong password");
+      expect(await page.textContent("code")).toBe("hermes-mcp clients revoke");
+      await page.close();
+    },
+    SLOW,
+  );
+
+  test(
+    "the error pages, and the lockout page after five wrong passwords",
+    async () => {
+      const bare = await startOAuthWorld();
+      const page = await browser.newPage();
+      try {
+        // No password yet: an app that registers itself is refused with a page naming the command that lets it in.
+        const unknown = authorizeUrl(bare.url, { response_type: "code", client_id: "hmcp_client_unknown", redirect_uri: callback.url, code_challenge: pkce().challenge, code_challenge_method: "S256" });
+        await page.goto(unknown);
+        const refusal = await readableInBothSchemes(page, "unknown-client");
+        expect(refusal).toContain("Unknown client");
+        expect(await page.locator("code", { hasText: "hermes-mcp set-password" }).count()).toBe(1);
+
+        await setPassword(bare.home, bare.env);
+        const flow = await consentFor("Guessing App", "st-lock", bare.url);
+        await page.goto(flow.url);
+        for (let attempt = 0; attempt < 5 && (await page.locator("#password").count()) > 0; attempt++) {
+          await page.fill("#password", `wrong ${attempt}`);
+          await Promise.all([page.waitForLoadState(), page.click("button[value=approve]")]);
+        }
+        await page.waitForSelector("h1");
+        expect(await page.textContent("h1")).toContain("locked");
+        lockout.text = await readableInBothSchemes(page, "lockout");
+        lockout.code = await page.locator("code").allTextContents();
+        expect(callback.hits.filter((hit) => hit.get("state") === "st-lock")).toHaveLength(0);
+      } finally {
+        await page.close();
+        await bare.close();
+      }
+    },
+    SLOW,
+  );
+
+  test("the lockout page tells the owner the way out: hermes-mcp set-password, shown as code", () => {
+    expect(lockout.text).toContain("hermes-mcp set-password");
+    expect(lockout.code).toContain("hermes-mcp set-password");
+  });
 });
