@@ -18,16 +18,7 @@ export class StoreError extends Error {
 export function openDatabase(path: string): OpenedDatabase {
   const fixes: string[] = [];
   const memory = path === ":memory:";
-  if (!memory) {
-    const dir = dirname(path);
-    try {
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Tokens' hashes and job results live here: nobody else on the machine may read them.
-      fixes.push(...ensureMode(dir, 0o700));
-    } catch (error) {
-      throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
-    }
-  }
+  if (!memory) fixes.push(...ensurePrivateFolder(path));
   let db: Database;
   try {
     db = new Database(path, { create: true, strict: true });
@@ -48,7 +39,19 @@ export function openDatabase(path: string): OpenedDatabase {
   return { db, fixes };
 }
 
-function ensureMode(file: string, mode: number): string[] {
+/** Creates the folder that holds `path` (mode 0700) or tightens it; returns the permission fixes made. */
+export function ensurePrivateFolder(path: string): string[] {
+  const dir = dirname(path);
+  try {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Tokens' hashes and job results live here: nobody else on the machine may read them.
+    return ensureMode(dir, 0o700);
+  } catch (error) {
+    throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+  }
+}
+
+export function ensureMode(file: string, mode: number): string[] {
   const current = statSync(file).mode & 0o777;
   if (current === mode) return [];
   chmodSync(file, mode);
