@@ -6,13 +6,14 @@ export const SETTING_NAMES: readonly string[] = Object.keys(EnvSchema.shape);
 
 /** Prefixes that mark a variable as probably meant for us (longest first, so HERMES_MCP_ wins over HERMES_). */
 const PREFIXES = ["HERMES_MCP_", "OAUTH_", "BIND_", "MCP_", "HERMES_"] as const;
-/** Prefixes nobody else is likely to use: an unknown name with one of these is always a mistake. */
+/** Prefixes nobody else is likely to use: an unknown name with one of these is always reported. */
 const OURS = new Set(["HERMES_MCP_", "BIND_"]);
 
 /**
  * Variables Hermes Agent itself (or its installer) reads; a user's shell may set them for Hermes, so they are never
  * reported. Besides these, in the real environment a plain HERMES_ or MCP_ name is reported only when it is a typo
- * of one of ours (edit distance ≤ 2): those prefixes are shared with Hermes and with MCP clients (MCP_TIMEOUT).
+ * of one of ours (edit distance ≤ 2): those prefixes are shared with Hermes and with MCP clients (MCP_TIMEOUT); and
+ * an OAUTH_ name only when it suggests one of ours (other programs have OAUTH_ variables too).
  */
 const FOREIGN = new Set(["HERMES_HOME", "HERMES_PROFILE", "HERMES_CONFIG", "HERMES_ENV", "HERMES_INSTALL_DIR", "HERMES_YOLO_MODE", "HERMES_QUIET", "HERMES_TUI"]);
 
@@ -105,9 +106,11 @@ export function unknownVariableWarnings(sources: VariableSource[]): string[] {
     for (const name of Object.keys(source.values)) {
       const prefix = prefixOf(name);
       if (!prefix || SETTING_NAMES.includes(name) || FOREIGN.has(name) || seen.has(name)) continue;
-      const ours = OURS.has(prefix) || (!source.shared && prefix !== "HERMES_" && prefix !== "MCP_");
-      const meant = ours ? closestSetting(name) : nearest(name, 2);
-      if (!ours && meant === null) continue;
+      // Always reported: our own prefixes anywhere, and OAUTH_ in our files. Otherwise only with a setting to suggest.
+      const always = OURS.has(prefix) || (!source.shared && prefix === "OAUTH_");
+      const typoOnly = source.shared && (prefix === "HERMES_" || prefix === "MCP_");
+      const meant = typoOnly ? nearest(name, 2) : closestSetting(name);
+      if (!always && meant === null) continue;
       seen.add(name);
       warnings.push(
         `${name} (in ${source.label}) is not a hermes-mcp setting and is ignored${meant ? ` — did you mean ${meant}?` : "; the settings are listed in the README's Configuration table"}`,
