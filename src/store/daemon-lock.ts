@@ -1,8 +1,9 @@
 // One daemon per database: an exclusive SQLite lock held for the daemon's life (the OS drops it when the process dies), plus who holds it.
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { z } from "zod";
-import { ensurePrivateFolder, StoreError } from "./database.ts";
+import { StoreError } from "./database.ts";
 
 /*
  * Why a SQLite lock and not a pid file: `BEGIN EXCLUSIVE` on `<db>.lock` takes an fcntl lock that the kernel releases
@@ -51,7 +52,12 @@ const ACQUIRE_WAIT_MS = 1000;
 /** Takes the lock for `dbPath`, or throws DaemonLockedError naming the daemon that holds it. Nothing else is touched first. */
 export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
   if (dbPath === ":memory:") return { setAddress() {}, release() {} };
-  ensurePrivateFolder(dbPath);
+  try {
+    // Created private if missing; an existing folder's mode is checked (and reported) when the store opens.
+    mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new StoreError(`cannot create the database folder ${dirname(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+  }
   let db: Database;
   try {
     db = new Database(lockPath(dbPath), { create: true });

@@ -40,7 +40,7 @@ export function openDatabase(path: string): OpenedDatabase {
 }
 
 /** Creates the folder that holds `path` (mode 0700) or tightens it; returns the permission fixes made. */
-export function ensurePrivateFolder(path: string): string[] {
+function ensurePrivateFolder(path: string): string[] {
   const dir = dirname(path);
   try {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -51,7 +51,7 @@ export function ensurePrivateFolder(path: string): string[] {
   }
 }
 
-export function ensureMode(file: string, mode: number): string[] {
+function ensureMode(file: string, mode: number): string[] {
   const current = statSync(file).mode & 0o777;
   if (current === mode) return [];
   chmodSync(file, mode);
