@@ -1,5 +1,6 @@
-// Wires the layers into a running daemon: store, gateway client, jobs, token verifier, MCP endpoint, HTTP server; and stops it cleanly.
-import type { LoadedConfig } from "./config/load.ts";
+// Wires the layers into a running daemon: the database lock, store, HTTP server, gateway client, jobs, token verifier, MCP endpoint; and stops it cleanly.
+import type { Server } from "bun";
+import { type Config, type LoadedConfig, withBoundPort } from "./config/load.ts";
 import { GatewayClient } from "./gateway/client.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
@@ -10,24 +11,52 @@ import { createMcpEndpoint } from "./mcp/server.ts";
 import { oauthAccessTokenKind } from "./oauth/access-token-kind.ts";
 import { createOAuthServer } from "./oauth/server.ts";
 import { createTokenVerifier, personalTokenKind } from "./oauth/verify.ts";
-import { openStore } from "./store/index.ts";
+import { acquireDaemonLock, type DaemonLock } from "./store/daemon-lock.ts";
+import { openStore, type Store } from "./store/index.ts";
 
 export interface RunningDaemon {
   url: string;
   port: number;
+  /** The configuration in force: with BIND_PORT=0, the port (and default issuer) actually bound. */
+  config: Config;
   stop(): Promise<void>;
 }
 
 /** Bun closes idle connections after 10 s by default; streams send a heartbeat at most every 15 s, so allow 2 minutes. */
 const IDLE_TIMEOUT_SECONDS = 120;
 
-export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logger): RunningDaemon {
-  for (const note of notes) log.info(note);
-  for (const warning of warnings) log.warn(warning);
+export function startDaemon(loaded: LoadedConfig, log: Logger): RunningDaemon {
+  for (const note of loaded.notes) log.info(note);
+  for (const warning of loaded.warnings) log.warn(warning);
 
-  const store = openStore(config.dbPath);
-  for (const fix of store.fixes) log.warn(`database permissions tightened: ${fix}`);
+  // One daemon per database, before anything is read or changed: a second `serve` must not fail the first one's live jobs.
+  const lock = acquireDaemonLock(loaded.config.dbPath, loaded.config.bind.host);
+  let store: Store | null = null;
+  let server: Server<undefined> | null = null;
+  try {
+    store = openStore(loaded.config.dbPath);
+    for (const fix of store.fixes) log.warn(`database permissions tightened: ${fix}`);
+    // Bind before recovering jobs: a taken port changes nothing. Requests wait for the real handlers below.
+    server = Bun.serve({
+      hostname: loaded.config.bind.host,
+      port: loaded.config.bind.port,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      routes: { "/mcp": starting },
+      fetch: starting,
+    });
+    return serveOn(withBoundPort(loaded.config, server.port as number), store, server, lock, log);
+  } catch (error) {
+    server?.stop(true);
+    store?.close();
+    lock.release();
+    throw error;
+  }
+}
 
+const starting = (): Response => Response.json({ error: "starting", error_description: "hermes-mcp is starting; try again in a moment" }, { status: 503, headers: { "retry-after": "1" } });
+
+/** Builds every layer on the bound port's configuration, recovers interrupted jobs, then hands the server its real handlers. */
+function serveOn(config: Config, store: Store, server: Server<undefined>, lock: DaemonLock, log: Logger): RunningDaemon {
   const gateway = config.gateway.apiKey
     ? new GatewayClient({ baseUrl: config.gateway.url, apiKey: config.gateway.apiKey, model: config.gateway.model, log, maxRetries: config.gateway.retries })
     : null;
@@ -49,10 +78,7 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   const oauth = createOAuthServer({ config, store, log, onRevoke: () => verifier.invalidate() });
   const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth });
 
-  const server = Bun.serve({
-    hostname: config.bind.host,
-    port: config.bind.port,
-    idleTimeout: IDLE_TIMEOUT_SECONDS,
+  server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
     routes: { "/mcp": mcpRoute },
     fetch: app.fetch,
@@ -61,10 +87,11 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
       return new Response(JSON.stringify({ error: "server_error" }), { status: 500, headers: { "content-type": "application/json" } });
     },
   });
-  const url = `http://${config.bind.host.includes(":") ? `[${config.bind.host}]` : config.bind.host}:${server.port}`;
+  lock.setAddress(config.bind.host, config.bind.port);
+  const url = `http://${config.bind.host.includes(":") ? `[${config.bind.host}]` : config.bind.host}:${config.bind.port}`;
   log.info("hermes-mcp listening", {
     url,
-    mcp: `${config.issuerUrl}/mcp`,
+    mcp: config.resourceUrl,
     version: config.version,
     database: config.dbPath,
     gateway: config.gateway.url,
@@ -74,7 +101,8 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
   let stopping: Promise<void> | null = null;
   return {
     url,
-    port: server.port as number,
+    port: config.bind.port,
+    config,
     stop() {
       stopping ??= (async () => {
         log.info("shutting down: no new requests; interrupting active jobs");
@@ -83,6 +111,7 @@ export function startDaemon({ config, notes, warnings }: LoadedConfig, log: Logg
         await mcp.close().catch(() => undefined);
         server.stop(true);
         store.close();
+        lock.release();
         log.info("stopped");
       })();
       return stopping;

@@ -1,11 +1,14 @@
-// The checks behind `hermes-mcp doctor`: each says ✔ or ✖ and, when something is wrong, the one thing to do about it.
-import { existsSync, statSync } from "node:fs";
+// The checks behind `hermes-mcp doctor` (and serve's gateway probe): each says ✔, ⚠ or ✖ and, when something is wrong, the one thing to do about it.
+import { Database } from "bun:sqlite";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
 import { GatewayError } from "../gateway/errors.ts";
 import { isAllowedHost } from "../http/guards.ts";
+import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
+import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
 import { openStore } from "../store/index.ts";
 
 export interface Check {
@@ -19,29 +22,33 @@ export interface Check {
 
 const TIMEOUT_MS = 5000;
 
-export async function gatewayChecks(config: Config): Promise<Check[]> {
+/**
+ * The gateway, as `doctor` reports it and `serve` probes it at start (one implementation): reachable, key set and
+ * accepted, model offered. `missingKey: false` leaves out the missing key (serve has already warned about it).
+ */
+export async function gatewayChecks(config: Config, options: { missingKey?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [];
+  const keyMissing: Check | null =
+    config.gateway.apiKey || options.missingKey === false
+      ? null
+      : { ok: false, title: "HERMES_API_KEY set", fix: `set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} (or put API_SERVER_KEY there)` };
   const client = new GatewayClient({ baseUrl: config.gateway.url, apiKey: config.gateway.apiKey ?? "", model: config.gateway.model, maxRetries: 0 });
+  const reachable = `Hermes gateway reachable at ${config.gateway.url}`;
   try {
     const { version } = await client.health(TIMEOUT_MS);
-    checks.push({ ok: true, title: `Hermes gateway reachable at ${config.gateway.url}`, detail: version ? `version ${version}` : undefined });
+    checks.push({ ok: true, title: reachable, detail: version ? `version ${version}` : undefined });
   } catch (error) {
+    const unreachable = error instanceof GatewayError && error.kind === "unreachable";
     checks.push({
       ok: false,
-      title: `Hermes gateway reachable at ${config.gateway.url}`,
-      detail: (error as Error).message,
+      title: reachable,
+      // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
+      detail: unreachable ? "nothing answers there" : (error as Error).message,
       fix: "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens",
     });
-    return checks;
+    return keyMissing ? [...checks, keyMissing] : checks;
   }
-  if (!config.gateway.apiKey) {
-    checks.push({
-      ok: false,
-      title: "HERMES_API_KEY set",
-      fix: `set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} (or put API_SERVER_KEY there)`,
-    });
-    return checks;
-  }
+  if (!config.gateway.apiKey) return keyMissing ? [...checks, keyMissing] : checks;
   const source = config.gateway.apiKeySource === "hermes-env" ? ` (API_SERVER_KEY from ${config.paths.hermesEnvFile})` : "";
   let models: string[];
   try {
@@ -52,7 +59,7 @@ export async function gatewayChecks(config: Config): Promise<Check[]> {
     checks.push({
       ok: false,
       title: `gateway accepts HERMES_API_KEY${source}`,
-      detail: (error as Error).message,
+      detail: unauthorized ? "the gateway answered 401 Unauthorized" : (error as Error).message,
       fix: unauthorized ? `copy API_SERVER_KEY from ${config.paths.hermesEnvFile} into HERMES_API_KEY, then restart hermes-mcp` : "see the gateway's log (journalctl --user -u hermes-gateway)",
     });
     return checks;
@@ -67,19 +74,32 @@ export async function gatewayChecks(config: Config): Promise<Check[]> {
   return checks;
 }
 
+/** Writable and private; a database that does not exist yet is not created here (doctor changes nothing). */
 export function databaseCheck(config: Config): Check {
-  const title = `database ${config.dbPath} writable and private`;
-  try {
-    const store = openStore(config.dbPath);
+  const path = config.dbPath;
+  if (!existsSync(path)) {
+    const folder = nearestExisting(dirname(path));
     try {
-      store.db.exec("BEGIN IMMEDIATE; ROLLBACK;");
-    } finally {
-      store.close();
+      accessSync(folder, constants.W_OK);
+      return { ok: true, title: `database ${path} will be created at first start` };
+    } catch {
+      return { ok: false, title: `database ${path} can be created`, detail: `${folder} is not writable`, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" };
     }
-    const fileMode = statSync(config.dbPath).mode & 0o777;
-    const dirMode = statSync(dirname(config.dbPath)).mode & 0o777;
-    if (fileMode & 0o077 || dirMode & 0o077) {
-      return { ok: false, title, detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`, fix: `chmod 600 ${config.dbPath} && chmod 700 ${dirname(config.dbPath)}` };
+  }
+  const title = `database ${path} writable and private`;
+  // Modes first: opening through the store would tighten them and hide the problem.
+  const fileMode = statSync(path).mode & 0o777;
+  const dirMode = statSync(dirname(path)).mode & 0o777;
+  if (fileMode & 0o077 || dirMode & 0o077) {
+    return { ok: false, title, detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`, fix: `chmod 600 ${path} && chmod 700 ${dirname(path)}` };
+  }
+  try {
+    const db = new Database(path, { readwrite: true, create: false });
+    try {
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec("BEGIN IMMEDIATE; ROLLBACK;");
+    } finally {
+      db.close();
     }
     return { ok: true, title };
   } catch (error) {
@@ -87,42 +107,78 @@ export function databaseCheck(config: Config): Check {
   }
 }
 
-/** Whether apps that register themselves (Claude Code, Codex, Cursor, VS Code) can connect; nothing when the database cannot be read (its own check says why). */
-export function dynamicClientsCheck(config: Config): Check[] {
-  if (!config.oauth.dynamicClients) return [{ ok: true, title: "apps that register themselves: off (OAUTH_DYNAMIC_CLIENTS=false)" }];
-  let passwordSet: boolean;
-  try {
-    const store = openStore(config.dbPath);
-    try {
-      passwordSet = hasConsentPassword(store);
-    } finally {
-      store.close();
-    }
-  } catch {
-    return [];
-  }
-  return passwordSet
-    ? [{ ok: true, title: "apps that register themselves: on, each approved with your password" }]
-    : [{ ok: true, warn: true, title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet", fix: "run `hermes-mcp set-password` to approve them on a consent page" }];
+function nearestExisting(dir: string): string {
+  let current = dir;
+  while (!existsSync(current) && dirname(current) !== current) current = dirname(current);
+  return current;
 }
 
-export async function portCheck(config: Config): Promise<Check> {
+/**
+ * Whether apps that register themselves (Claude Code, Codex, Cursor, VS Code) can connect, and whether wrong
+ * passwords have locked approvals; nothing when the database cannot be read (its own check says why).
+ */
+export function dynamicClientsCheck(config: Config): Check[] {
+  if (!config.oauth.dynamicClients) return [{ ok: true, title: "apps that register themselves: off (OAUTH_DYNAMIC_CLIENTS=false)" }];
+  let passwordSet = false;
+  let lockedForSeconds: number | null = null;
+  if (existsSync(config.dbPath)) {
+    try {
+      const store = openStore(config.dbPath);
+      try {
+        passwordSet = hasConsentPassword(store);
+        lockedForSeconds = new Limiter(store.oauth.limits, Date.now).retryAfter(CONSENT_BUCKET, LIMITS.consent);
+      } finally {
+        store.close();
+      }
+    } catch {
+      return [];
+    }
+  }
+  if (!passwordSet) {
+    return [{ ok: true, warn: true, title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet", fix: "run `hermes-mcp set-password` to approve them on a consent page" }];
+  }
+  if (lockedForSeconds !== null) {
+    return [
+      {
+        ok: true,
+        warn: true,
+        title: `approvals of new apps are locked for ${Math.ceil(lockedForSeconds / 60)} more minute(s) after ${LIMITS.consent.limit} wrong passwords`,
+        detail: "apps already connected keep working",
+        fix: "wait it out, or run `hermes-mcp set-password` (a new password lifts the lock)",
+      },
+    ];
+  }
+  return [{ ok: true, title: "apps that register themselves: on, each approved with your password" }];
+}
+
+/** The daemon on this database (from its lock), else whether the port is free; BIND_PORT=0 needs no check. */
+export async function portCheck(config: Config, running: DaemonHolder | "unknown" | null): Promise<Check> {
+  if (running !== null) {
+    const where = running === "unknown" ? "pid unknown" : `${describeHolder(running)}${running.port === null ? "" : ` on ${running.host}`}`;
+    return { ok: true, title: `hermes-mcp is running on this database (${where})` };
+  }
   const { host, port } = config.bind;
+  if (port === 0) return { ok: true, title: `BIND_PORT=0: a free port on ${host} is picked at start` };
   const title = `port ${port} on ${host} free`;
   try {
     const probe = Bun.listen({ hostname: host, port, socket: { data() {} } });
     probe.stop(true);
     return { ok: true, title };
   } catch {
-    // Busy: fine if it is us.
+    // Busy: another hermes-mcp (on another database) answers /healthz.
+    let other = false;
     try {
       const response = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
-      const body = (await response.json()) as { status?: string; version?: string };
-      if (body.status === "ok") return { ok: true, title: `hermes-mcp ${body.version ?? ""} is already running on ${host}:${port}`.replace("  ", " ") };
+      other = ((await response.json()) as { status?: string }).status === "ok";
     } catch {
       // Not hermes-mcp.
     }
-    return { ok: false, title, detail: "another program listens there", fix: "stop it, or set BIND_PORT to a free port (and point your tunnel at it)" };
+    return {
+      ok: false,
+      title,
+      detail: other ? "a hermes-mcp using another database listens there" : "another program listens there",
+      fix: "stop it, or set BIND_PORT to a free port (and point your tunnel at it)",
+    };
   }
 }
 
@@ -133,7 +189,7 @@ export function issuerChecks(config: Config): Check[] {
     checks.push({
       ok: true,
       warn: true,
-      title: `issuer URL ${config.issuerUrl} (local only)`,
+      title: `issuer URL ${config.bind.port === 0 ? "http://127.0.0.1:<the port picked at start>" : config.issuerUrl} (local only)`,
       fix: "for remote clients set OAUTH_ISSUER_URL to your tunnel's https URL, e.g. https://hermes.example.com",
     });
   } else {

@@ -1,11 +1,15 @@
-// `hermes-mcp doctor`: one screen that explains every misconfiguration, one ✔/✖ line per check; exit 1 on any ✖.
+// `hermes-mcp doctor`: one screen that explains every misconfiguration, one ✔/⚠/✖ line per check; exit 1 on any ✖.
 import { defineCommand } from "citty";
-import { ConfigError, loadConfig } from "../config/load.ts";
-import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { ConfigError, loadConfig, missingApiKeyWarning, withBoundPort } from "../config/load.ts";
+import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
+import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { styleFor } from "./style.ts";
+
+const style = styleFor(process.stdout);
 
 function print(check: Check): void {
-  const mark = !check.ok ? "✖" : check.warn ? "⚠" : "✔";
+  const mark = !check.ok ? style.red("✖") : check.warn ? style.yellow("⚠") : style.green("✔");
   const lines = [`${mark} ${check.title}${check.detail ? ` — ${check.detail}` : ""}`];
   if (check.fix && (!check.ok || check.warn)) lines.push(`    fix: ${check.fix}`);
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -23,14 +27,17 @@ export default defineCommand({
         for (const problem of error.problems) print({ ok: false, title: "configuration", detail: problem });
         process.exit(1);
       }
-      const { config, notes, warnings } = loaded;
+      const running = runningDaemon(loaded.config.dbPath);
+      // BIND_PORT=0: the daemon that runs knows the port it picked; the issuer follows it.
+      const config = running !== null && running !== "unknown" && running.port !== null ? withBoundPort(loaded.config, running.port) : loaded.config;
+      // Start-up notes only say where a value came from, which the checks below say again; the missing key is a ✖ check of its own.
+      const warnings = loaded.warnings.filter((w) => w !== missingApiKeyWarning(config.paths.hermesEnvFile));
       const checks: Check[] = [{ ok: true, title: "configuration valid" }];
-      for (const note of notes) checks.push({ ok: true, warn: false, title: note });
       for (const warning of warnings) checks.push({ ok: true, warn: true, title: warning });
-      checks.push(...(await gatewayChecks(config)), databaseCheck(config), ...dynamicClientsCheck(config), await portCheck(config), ...issuerChecks(config));
+      checks.push(...(await gatewayChecks(config)), databaseCheck(config), ...dynamicClientsCheck(config), await portCheck(config, running), ...issuerChecks(config));
       for (const check of checks) print(check);
       const failed = checks.filter((c) => !c.ok).length;
-      process.stdout.write(failed === 0 ? "\nAll checks passed.\n" : `\n${failed} check(s) failed.\n`);
+      process.stdout.write(failed === 0 ? `\n${style.green("All checks passed.")}\n` : `\n${style.red(`${failed} check(s) failed.`)}\n`);
       process.exit(failed === 0 ? 0 : 1);
     }),
 });

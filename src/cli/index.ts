@@ -1,7 +1,9 @@
 #!/usr/bin/env bun
 // The hermes-mcp command line: one subcommand per file, loaded only when used (fast start-up).
-import { defineCommand, runMain } from "citty";
+import { defineCommand, renderUsage, runMain } from "citty";
 import { VERSION } from "../version.ts";
+import { checkCommandLine } from "./argv.ts";
+import { forStream, styleFor } from "./style.ts";
 
 const main = defineCommand({
   meta: { name: "hermes-mcp", version: VERSION, description: "Remote MCP bridge to your Hermes Agent" },
@@ -15,4 +17,22 @@ const main = defineCommand({
   },
 });
 
-runMain(main);
+const rawArgs = process.argv.slice(2);
+const problem = await checkCommandLine(main, rawArgs);
+if (problem) {
+  // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.
+  const style = styleFor(process.stderr);
+  process.stderr.write(`${style.red("✖")} ${problem.message}\n`);
+  if (problem.commands) {
+    const width = Math.max(...problem.commands.map((c) => c.name.length));
+    process.stderr.write(`\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`);
+  }
+  process.exit(1);
+}
+await runMain(main, {
+  rawArgs,
+  // citty colours its usage screens unconditionally: plain when piped or NO_COLOR.
+  showUsage: async (command, parent) => {
+    process.stdout.write(`${forStream(await renderUsage(command, parent), process.stdout)}\n\n`);
+  },
+});

@@ -1,9 +1,21 @@
 // `hermes-mcp serve`: run the daemon until SIGTERM/SIGINT, then stop gracefully (jobs interrupted and recorded, database closed).
 import { defineCommand } from "citty";
+import type { Config } from "../config/load.ts";
 import { startDaemon } from "../daemon.ts";
-import { createLogger } from "../log.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { StoreError } from "../store/database.ts";
+import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
+import { gatewayChecks } from "./doctor-checks.ts";
+
+/** One probe of the gateway at start, never awaited: serve starts anyway, and says what `doctor` would say about it. */
+function warnIfGatewayUnusable(config: Config, log: Logger): void {
+  gatewayChecks(config, { missingKey: false })
+    .then((checks) => {
+      for (const check of checks.filter((c) => !c.ok)) log.warn(`gateway check failed: ${check.title}${check.detail ? ` — ${check.detail}` : ""}`, { fix: check.fix });
+    })
+    .catch((error: Error) => log.warn("gateway check could not run", { error: error.message }));
+}
 
 export default defineCommand({
   meta: { name: "serve", description: "Run the MCP bridge (Streamable HTTP on BIND_HOST:BIND_PORT)" },
@@ -17,16 +29,20 @@ export default defineCommand({
       try {
         daemon = startDaemon(loaded, log);
       } catch (error) {
+        if (error instanceof DaemonLockedError) {
+          throw new CliExit(
+            `${error.message}\nNothing was changed. Stop it first (systemctl --user stop hermes-mcp), or give a second instance its own HERMES_MCP_DB_PATH.`,
+          );
+        }
         if (error instanceof StoreError) throw new CliExit(error.message);
         const code = (error as { code?: string }).code;
         if (code === "EADDRINUSE" || /in use|EADDRINUSE/i.test((error as Error).message)) {
-          throw new CliExit(
-            `port ${loaded.config.bind.port} on ${loaded.config.bind.host} is already in use — is hermes-mcp already running (systemctl --user status hermes-mcp)? Otherwise set BIND_PORT to a free port`,
-          );
+          throw new CliExit(`port ${loaded.config.bind.port} on ${loaded.config.bind.host} is already in use (another program, or a hermes-mcp on another database) — stop it, or set BIND_PORT to a free port`);
         }
         throw error;
       }
       const running = daemon;
+      warnIfGatewayUnusable(running.config, log);
       let signalled = false;
       const onSignal = (signal: string): void => {
         if (signalled) process.exit(130);

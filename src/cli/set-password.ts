@@ -1,33 +1,10 @@
 // `hermes-mcp set-password`: the owner's password for approving dynamic clients (prompted twice on a terminal, one line from stdin otherwise).
 import { defineCommand } from "citty";
-import { PasswordError, setConsentPassword } from "../oauth/password.ts";
+import { MIN_PASSWORD_LENGTH, PasswordError, setConsentPassword } from "../oauth/password.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { openHiddenInput } from "./hidden-input.ts";
 
 const MAX_LINE_BYTES = 4096;
-
-/** Reads one line from a terminal without echoing it. */
-async function readHidden(prompt: string): Promise<string> {
-  process.stderr.write(prompt);
-  const stdin = process.stdin;
-  stdin.setRawMode(true);
-  stdin.resume();
-  let text = "";
-  try {
-    for await (const chunk of stdin) {
-      for (const ch of String(chunk)) {
-        if (ch === "\r" || ch === "\n") return text;
-        if (ch === "\u0003") throw new CliExit("cancelled", 130);
-        if (ch === "\u007f" || ch === "\b") text = text.slice(0, -1);
-        else if (ch >= " ") text += ch;
-      }
-    }
-    return text;
-  } finally {
-    stdin.setRawMode(false);
-    stdin.pause();
-    process.stderr.write("\n");
-  }
-}
 
 /** Reads the first line of standard input (for scripts: `echo "$PW" | hermes-mcp set-password`). */
 async function readFirstLine(): Promise<string> {
@@ -46,8 +23,15 @@ export default defineCommand({
       const { config } = loadConfigOrExit();
       let password: string;
       if (process.stdin.isTTY) {
-        password = await readHidden("New password: ");
-        if ((await readHidden("Repeat it: ")) !== password) throw new CliExit("the two passwords differ; nothing was changed");
+        const input = openHiddenInput();
+        try {
+          password = await input.read("New password: ");
+          // Say it now, not after the user has typed a too-short password twice.
+          if (password.length < MIN_PASSWORD_LENGTH) throw new CliExit(`the password must be at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
+          if ((await input.read("Repeat it: ")) !== password) throw new CliExit("the two passwords differ; nothing was changed — run `hermes-mcp set-password` again");
+        } finally {
+          input.close();
+        }
       } else {
         password = await readFirstLine();
         if (password === "") throw new CliExit("no password on standard input (expected one line)");

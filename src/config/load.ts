@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
+import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
 
@@ -85,8 +86,19 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   };
   // Precedence: real environment > ./.env > ~/.config/hermes-mcp/env.
-  const merged: Record<string, string | undefined> = { ...fromFile(userEnvFile), ...fromFile(join(cwd, ".env")) };
+  const cwdEnvFile = join(cwd, ".env");
+  const userValues = fromFile(userEnvFile);
+  const cwdValues = fromFile(cwdEnvFile);
+  const merged: Record<string, string | undefined> = { ...userValues, ...cwdValues };
   for (const [key, value] of Object.entries(realEnv)) if (value !== undefined) merged[key] = value;
+  // A misspelt setting silently falls back to its default: name it, and the setting probably meant.
+  warnings.push(
+    ...unknownVariableWarnings([
+      { label: "the environment", values: realEnv, shared: true },
+      { label: cwdEnvFile, values: cwdValues, shared: false },
+      { label: userEnvFile, values: userValues, shared: false },
+    ]),
+  );
 
   const parsed = EnvSchema.safeParse(merged);
   const problems: string[] = [];
@@ -111,7 +123,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   // Issuer: https anywhere, http only on loopback; no trailing slash, query or fragment.
   const port = env.BIND_PORT;
-  let issuerUrl = `http://127.0.0.1:${port}`;
+  let issuerUrl = defaultIssuerUrl(port);
   const issuerIsDefault = env.OAUTH_ISSUER_URL === undefined;
   if (!issuerIsDefault) {
     const raw = env.OAUTH_ISSUER_URL as string;
@@ -119,7 +131,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     if (issuerProblem) problems.push(issuerProblem);
     else issuerUrl = raw.replace(/\/+$/, "");
   } else {
-    notes.push(`OAUTH_ISSUER_URL is not set: serving as ${issuerUrl} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`);
+    const shown = port === 0 ? "http://127.0.0.1:<the port picked at start>" : issuerUrl;
+    notes.push(`OAUTH_ISSUER_URL is not set: serving as ${shown} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`);
   }
 
   // Gateway key: env, else API_SERVER_KEY from ~/.hermes/.env.
@@ -132,7 +145,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       apiKeySource = "hermes-env";
       notes.push(`HERMES_API_KEY is not set: using API_SERVER_KEY from ${hermesEnvFile}`);
     } else {
-      warnings.push(`HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`);
+      warnings.push(missingApiKeyWarning(hermesEnvFile));
     }
   }
 
@@ -180,6 +193,19 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     paths: { home, userEnvFile, hermesEnvFile },
   };
   return { config, notes, warnings };
+}
+
+/** Said at start-up when no gateway key is found; `doctor` shows it as a failed check instead. */
+export const missingApiKeyWarning = (hermesEnvFile: string): string =>
+  `HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`;
+
+const defaultIssuerUrl = (port: number): string => `http://127.0.0.1:${port}`;
+
+/** The configuration once the daemon has bound its port: with BIND_PORT=0 the default issuer (and resource) follow the port actually picked. */
+export function withBoundPort(config: Config, port: number): Config {
+  if (config.bind.port === port) return config;
+  const issuerUrl = config.issuerIsDefault ? defaultIssuerUrl(port) : config.issuerUrl;
+  return { ...config, bind: { ...config.bind, port }, issuerUrl, resourceUrl: `${issuerUrl}/mcp` };
 }
 
 /** Returns a problem sentence, or null when the issuer URL is acceptable. */

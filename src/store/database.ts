@@ -18,16 +18,7 @@ export class StoreError extends Error {
 export function openDatabase(path: string): OpenedDatabase {
   const fixes: string[] = [];
   const memory = path === ":memory:";
-  if (!memory) {
-    const dir = dirname(path);
-    try {
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Tokens' hashes and job results live here: nobody else on the machine may read them.
-      fixes.push(...ensureMode(dir, 0o700));
-    } catch (error) {
-      throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
-    }
-  }
+  if (!memory) fixes.push(...ensurePrivateFolder(path));
   let db: Database;
   try {
     db = new Database(path, { create: true, strict: true });
@@ -46,6 +37,18 @@ export function openDatabase(path: string): OpenedDatabase {
   }
   if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
   return { db, fixes };
+}
+
+/** Creates the folder that holds `path` (mode 0700) or tightens it; returns the permission fixes made. */
+function ensurePrivateFolder(path: string): string[] {
+  const dir = dirname(path);
+  try {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Tokens' hashes and job results live here: nobody else on the machine may read them.
+    return ensureMode(dir, 0o700);
+  } catch (error) {
+    throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+  }
 }
 
 function ensureMode(file: string, mode: number): string[] {

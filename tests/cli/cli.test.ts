@@ -1,7 +1,9 @@
 // The command line as a user runs it: mint-client, token, doctor, --version/--help, and serve's refusals.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
+import { openStore } from "../../src/store/index.ts";
 import { freePort, makeHome, removeHome, runCli, startTestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
@@ -69,10 +71,10 @@ describe("hermes-mcp", () => {
   });
 
   test("serve on a busy port says so and exits 1", async () => {
-    const h = home();
-    const daemon = await startTestDaemon({ home: h, env: { HERMES_API_URL: gateway.url } });
+    // Another database: on the same one the daemon lock answers first (tests/cli/daemon-lock.test.ts).
+    const daemon = await startTestDaemon({ home: home(), env: { HERMES_API_URL: gateway.url } });
     try {
-      const second = await runCli(["serve"], { home: h, env: { BIND_PORT: String(daemon.port), HERMES_API_URL: gateway.url } });
+      const second = await runCli(["serve"], { home: home(), env: { BIND_PORT: String(daemon.port), HERMES_API_URL: gateway.url } });
       expect(second.code).toBe(1);
       expect(second.stderr).toContain("already in use");
     } finally {
@@ -85,7 +87,10 @@ describe("hermes-mcp doctor", () => {
   const doctor = (env: Record<string, string>, h = home()) => runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), ...env } });
 
   test("all good: every line ✔ (or ⚠ with a fix) and exit 0", async () => {
-    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
+    // Doctor creates no database; any command that uses one does.
+    const h = home();
+    await runCli(["token", "list"], { home: h });
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url }, h);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`✔ Hermes gateway reachable at ${gateway.url} — version`);
     expect(result.stdout).toContain("✔ gateway accepts HERMES_API_KEY");
@@ -146,10 +151,103 @@ describe("hermes-mcp doctor", () => {
     const daemon = await startTestDaemon({ home: h, env });
     try {
       const result = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(daemon.port) } });
-      expect(result.stdout).toContain("is already running on 127.0.0.1");
+      expect(result.stdout).toContain(`is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`);
       expect(result.code).toBe(0);
     } finally {
       await daemon.stop();
     }
+  });
+});
+
+describe("mistakes are named", () => {
+  test("an unknown command: one line, the commands there are, exit 1 (no usage screen)", async () => {
+    const result = await runCli(["bogus"], { home: home() });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines[0]).toBe('✖ unknown command "bogus" for hermes-mcp');
+    for (const command of ["serve", "doctor", "mint-client", "token", "set-password", "clients"]) expect(result.stderr).toContain(`  ${command}`);
+    expect(result.stderr + result.stdout).not.toContain("USAGE");
+    expect((await runCli(["doctr"], { home: home() })).stderr).toContain('did you mean "doctor"?');
+  });
+
+  test("an unknown flag is an error naming the setting meant", async () => {
+    const port = await runCli(["serve", "--port", "9000"], { home: home() });
+    expect(port.code).toBe(1);
+    expect(port.stderr).toContain("has no option --port: settings are environment variables — set BIND_PORT=9000");
+    expect((await runCli(["serve", "--host=0.0.0.0"], { home: home() })).stderr).toContain("set BIND_HOST=0.0.0.0");
+    expect((await runCli(["doctor", "--issuer", "https://h.example.com"], { home: home() })).stderr).toContain("set OAUTH_ISSUER_URL=https://h.example.com");
+    const typo = await runCli(["token", "create", "--nmae", "x"], { home: home() });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("has no option --nmae — did you mean --name?");
+    const none = await runCli(["mint-client", "--frobnicate"], { home: home() });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("it takes no options");
+    expect(none.stdout).toBe("");
+  });
+
+  test("an unknown variable with our prefix gets a warning with the closest real name; Hermes's own variables do not", async () => {
+    const h = home();
+    mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(h, ".config", "hermes-mcp", "env"), "HERMES_MCP_PORT=9000\n", { mode: 0o600 });
+    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_HOME: join(h, ".hermes"), OAUTH_ISSUER: "https://x.example.com" } });
+    expect(result.stdout).toContain(`⚠ HERMES_MCP_PORT (in ${join(h, ".config", "hermes-mcp", "env")}) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?`);
+    expect(result.stdout).toContain("⚠ OAUTH_ISSUER (in the environment) is not a hermes-mcp setting and is ignored — did you mean OAUTH_ISSUER_URL?");
+    expect(result.stdout).not.toContain("HERMES_HOME");
+  });
+});
+
+describe("doctor reads cleanly", () => {
+  test("no start-up note repeated as a check, no sentence repeated in a line", async () => {
+    const h = home();
+    mkdirSync(join(h, ".hermes"));
+    writeFileSync(join(h, ".hermes", ".env"), `API_SERVER_KEY=${FAKE_GATEWAY_KEY}\n`);
+    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` } });
+    expect(result.stdout).not.toContain("OAUTH_ISSUER_URL is not set");
+    expect(result.stdout).not.toContain("HERMES_API_KEY is not set: using");
+    expect(result.stdout).toContain("⚠ issuer URL http://127.0.0.1:");
+    const gatewayLine = result.stdout.split("\n").find((line) => line.includes("Hermes gateway")) as string;
+    expect(gatewayLine).toMatch(/^✖ Hermes gateway reachable at http:\/\/127\.0\.0\.1:\d+ — nothing answers there$/);
+    for (const line of result.stdout.split("\n")) {
+      const parts = line.split(" — ");
+      expect(new Set(parts).size, line).toBe(parts.length);
+    }
+  });
+
+  test("a missing key is one ✖ line, not a warning and a check", async () => {
+    const result = await runCli(["doctor"], { home: home(), env: { BIND_PORT: String(freePort()), HERMES_API_URL: gateway.url } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("✖ HERMES_API_KEY set");
+    expect(result.stdout.match(/HERMES_API_KEY/g)?.length).toBe(2);
+  });
+
+  test("doctor creates no database", async () => {
+    const h = home();
+    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("will be created at first start");
+    expect(existsSync(join(h, ".local", "share", "hermes-mcp"))).toBe(false);
+  });
+
+  test("a consent lockout is shown with its fix", async () => {
+    const h = home();
+    const env = { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
+    expect((await runCli(["set-password"], { home: h, env, stdin: "correct horse battery\n" })).code).toBe(0);
+    const store = openStore(join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
+    store.oauth.limits.put(CONSENT_BUCKET, { windowStart: Date.now(), count: LIMITS.consent.limit });
+    store.close();
+    const result = await runCli(["doctor"], { home: h, env });
+    expect(result.stdout).toContain("⚠ approvals of new apps are locked for 15 more minute(s) after 5 wrong passwords — apps already connected keep working");
+    expect(result.stdout).toContain("fix: wait it out, or run `hermes-mcp set-password` (a new password lifts the lock)");
+  });
+
+  test("piped: no colour codes in doctor or --help", async () => {
+    const h = home();
+    const doctor = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    expect(doctor.stdout).not.toContain("\u001b[");
+    const help = await runCli(["--help"], { home: h });
+    expect(help.stdout).toContain("USAGE");
+    expect(help.stdout).not.toContain("\u001b[");
+    const forced = await runCli(["doctor"], { home: h, env: { FORCE_COLOR: "1", BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    expect(forced.stdout).toContain("\u001b[32m✔\u001b[39m");
   });
 });
