@@ -168,7 +168,11 @@ export async function portCheck(config: Config, running: DaemonHolder | "unknown
     // Busy: another hermes-mcp (on another database) answers /healthz.
     let other = false;
     try {
-      const response = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+      // A loopback Host name: /healthz sits behind the Host guard, which would refuse a wildcard BIND_HOST such as 0.0.0.0.
+      const response = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}/healthz`, {
+        headers: { Host: `127.0.0.1:${port}` },
+        signal: AbortSignal.timeout(2000),
+      });
       other = ((await response.json()) as { status?: string }).status === "ok";
     } catch {
       // Not hermes-mcp.
@@ -204,10 +208,10 @@ export function issuerChecks(config: Config): Check[] {
   checks.push(
     config.staticClient
       ? { ok: true, title: `static OAuth client ${config.staticClient.id} configured` }
-      : { ok: true, warn: true, title: "no static OAuth client", fix: "for Claude's Advanced settings run `hermes-mcp mint-client` and set OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET" },
+      : { ok: true, warn: true, title: "no static OAuth client", fix: "for Claude's Advanced settings run `hermes-mcp mint-client --write` (it writes OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET into the env file)" },
   );
   if (!existsSync(config.paths.userEnvFile)) {
-    checks.push({ ok: true, warn: true, title: `no env file at ${config.paths.userEnvFile}`, fix: "keep settings there (mode 0600) so the service unit finds them" });
+    checks.push({ ok: true, warn: true, title: `no env file at ${config.paths.userEnvFile}`, fix: "`hermes-mcp mint-client --write` creates it (folder 0700, file 0600); keep settings there so the service unit finds them" });
   } else if (statSync(config.paths.userEnvFile).mode & 0o077) {
     checks.push({ ok: false, title: `env file ${config.paths.userEnvFile} private`, fix: `chmod 600 ${config.paths.userEnvFile}` });
   }

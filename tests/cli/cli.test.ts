@@ -145,6 +145,18 @@ describe("hermes-mcp doctor", () => {
     expect(bad.stdout).toContain("https");
   });
 
+  test("a hermes-mcp on another database holding the port is named as such (its /healthz answers behind the Host guard)", async () => {
+    const env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
+    const daemon = await startTestDaemon({ home: home(), env });
+    try {
+      const result = await runCli(["doctor"], { home: home(), env: { ...env, BIND_PORT: String(daemon.port) } });
+      expect(result.stdout).toContain("a hermes-mcp using another database listens there");
+      expect(result.code).toBe(1);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
   test("a running hermes-mcp on the port is not a failure", async () => {
     const h = home();
     const env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
@@ -179,10 +191,13 @@ describe("mistakes are named", () => {
     const typo = await runCli(["token", "create", "--nmae", "x"], { home: home() });
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain("has no option --nmae — did you mean --name?");
-    const none = await runCli(["mint-client", "--frobnicate"], { home: home() });
+    const listed = await runCli(["mint-client", "--frobnicate"], { home: home() });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain("has no option --frobnicate — its options: --write, --force");
+    expect(listed.stdout).toBe("");
+    const none = await runCli(["token", "list", "--frobnicate"], { home: home() });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("it takes no options");
-    expect(none.stdout).toBe("");
   });
 
   test("an unknown variable with our prefix gets a warning with the closest real name; Hermes's own variables do not", async () => {
