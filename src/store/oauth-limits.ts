@@ -27,6 +27,11 @@ export class OAuthLimitStore {
     this.db.query("DELETE FROM oauth_limits WHERE bucket = ?").run(bucket);
   }
 
+  /** Deletes `family` and every `family:<key>` bucket (e.g. all consent counters, global and per address). */
+  deleteFamily(family: string): void {
+    this.db.query("DELETE FROM oauth_limits WHERE bucket = ?1 OR substr(bucket, 1, length(?1) + 1) = ?1 || ':'").run(family);
+  }
+
   deleteOlderThan(before: number): number {
     return this.db.query("DELETE FROM oauth_limits WHERE window_start < ?").run(before).changes;
   }
