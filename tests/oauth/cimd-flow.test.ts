@@ -22,6 +22,8 @@ beforeAll(async () => {
       switch (path) {
         case "/client.json":
           return doc({ client_id: self, client_name: "Metadata App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }, { "Cache-Control": "max-age=600" });
+        case "/fresh.json":
+          return doc({ client_id: self, client_name: "Fresh App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" });
         case "/mismatch.json":
           return doc({ client_id: "https://claude.ai/oauth/mcp-oauth-client-metadata", redirect_uris: [CALLBACK] });
         case "/secret.json":
@@ -115,6 +117,20 @@ describe("a metadata-document client", () => {
     }
     // /authorize is no oracle: every failure reads the same.
     expect(bodies.size).toBe(1);
+  });
+});
+
+describe("a metadata-document client and open redirects (RFC 9700 §4.11.2)", () => {
+  test("never approved: a bad request is a page here; approved once: it is redirected to the app with the error", async () => {
+    const clientId = `${docBase}/fresh.json`;
+    const plain = () => authorize(world.url, { ...params(clientId, pkce().challenge), code_challenge_method: "plain" });
+    const before = await plain();
+    expect(before.status).toBe(400);
+    expect(before.headers.get("location")).toBeNull();
+    expect((await submitConsent(world.url, await consentPage(world.url, params(clientId, pkce().challenge)), PASSWORD, "approve")).status).toBe(303);
+    const after = await plain();
+    expect(after.status).toBe(302);
+    expect(redirectParams(after).params.get("error")).toBe("invalid_request");
   });
 });
 
