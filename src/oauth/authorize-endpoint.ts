@@ -13,7 +13,7 @@ import { redirectCode, redirectError } from "./errors.ts";
 import { readForm, singleParams } from "./form.ts";
 import type { GrantService } from "./grants.ts";
 import { errorPage } from "./html.ts";
-import { addressBuckets, CONSENT_BUCKET, LIMITS, type Limiter } from "./limits.ts";
+import { addressBucket, addressBuckets, CONSENT_BUCKET, LIMITS, type Limiter } from "./limits.ts";
 import { verifyConsentPassword } from "./password.ts";
 
 export interface AuthorizeEndpointDeps {
@@ -111,7 +111,8 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
       if (action !== "approve") return errorPage(400, "Invalid approval", "Choose Approve or Deny.");
       // Online guessing of the consent password: repeated failures lock approvals from that address (persisted), under
       // a global ceiling one address cannot reach — never issued tokens, and never the owner from elsewhere.
-      const buckets = addressBuckets(CONSENT_BUCKET, addressKey(address), LIMITS.consentPerAddress, LIMITS.consentGlobal);
+      const source = addressKey(address);
+      const buckets = addressBuckets(CONSENT_BUCKET, source, LIMITS.consentPerAddress, LIMITS.consentGlobal);
       const locked = limiter.retryAfterAny(buckets);
       if (locked !== null) return lockedPage(locked);
       if (!(await verifyConsentPassword(store, password ?? ""))) {
@@ -120,7 +121,8 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
         if (wait !== null) return lockedPage(wait);
         return consent(settled, "Wrong password. Try again.", 403);
       }
-      limiter.clear(buckets[0]?.[0] as string);
+      // The owner's own address starts afresh; the global count is left to its window.
+      limiter.clear(addressBucket(CONSENT_BUCKET, source));
       return approve(settled, 303);
     },
   };

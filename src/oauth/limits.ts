@@ -31,10 +31,13 @@ export const REGISTRATION_BUCKET = "registration";
 
 export type Buckets = readonly (readonly [string, LimitRule])[];
 
+/** The bucket of one source address within a family (`addressKey` from client-address.ts). */
+export const addressBucket = (family: string, addressKey: string): string => `${family}:${addressKey}`;
+
 /** The per-address bucket of a family and its global ceiling. */
 export function addressBuckets(family: string, addressKey: string, perAddress: LimitRule, global: LimitRule): Buckets {
   return [
-    [`${family}:${addressKey}`, perAddress],
+    [addressBucket(family, addressKey), perAddress],
     [family, global],
   ];
 }
