@@ -120,13 +120,16 @@ function nearestExisting(dir: string): string {
 export function dynamicClientsCheck(config: Config): Check[] {
   if (!config.oauth.dynamicClients) return [{ ok: true, title: "apps that register themselves: off (OAUTH_DYNAMIC_CLIENTS=false)" }];
   let passwordSet = false;
-  let lockedForSeconds: number | null = null;
+  let globalLock: number | null = null;
+  let addressLocks: { count: number; longest: number | null } = { count: 0, longest: null };
   if (existsSync(config.dbPath)) {
     try {
       const store = openStore(config.dbPath);
       try {
         passwordSet = hasConsentPassword(store);
-        lockedForSeconds = new Limiter(store.oauth.limits, Date.now).retryAfter(CONSENT_BUCKET, LIMITS.consent);
+        const limiter = new Limiter(store.oauth.limits, Date.now);
+        globalLock = limiter.retryAfter(CONSENT_BUCKET, LIMITS.consentGlobal);
+        addressLocks = limiter.lockedMembers(CONSENT_BUCKET, LIMITS.consentPerAddress);
       } finally {
         store.close();
       }
@@ -137,14 +140,26 @@ export function dynamicClientsCheck(config: Config): Check[] {
   if (!passwordSet) {
     return [{ ok: true, warn: true, title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet", fix: "run `hermes-mcp set-password` to approve them on a consent page" }];
   }
-  if (lockedForSeconds !== null) {
+  const minutes = (seconds: number | null): number => Math.ceil((seconds ?? 0) / 60);
+  if (globalLock !== null) {
     return [
       {
         ok: true,
         warn: true,
-        title: `approvals of new apps are locked for ${Math.ceil(lockedForSeconds / 60)} more minute(s) after ${LIMITS.consent.limit} wrong passwords`,
+        title: `approvals of new apps are locked everywhere for ${minutes(globalLock)} more minute(s) after ${LIMITS.consentGlobal.limit} wrong passwords within an hour`,
         detail: "apps already connected keep working",
-        fix: "wait it out, or run `hermes-mcp set-password` (a new password lifts the lock)",
+        fix: "wait it out, or run `hermes-mcp set-password` (a new password lifts every lock)",
+      },
+    ];
+  }
+  if (addressLocks.count > 0) {
+    return [
+      {
+        ok: true,
+        warn: true,
+        title: `${addressLocks.count} address(es) locked out of approvals for up to ${minutes(addressLocks.longest)} more minute(s) after ${LIMITS.consentPerAddress.limit} wrong passwords`,
+        detail: "approvals from other addresses work; apps already connected keep working",
+        fix: "if one of them is yours, wait it out or run `hermes-mcp set-password` (a new password lifts every lock)",
       },
     ];
   }

@@ -20,7 +20,9 @@ export function oauthAccessTokenKind(store: Store, config: Config): TokenKind {
         scopes: record.scope.split(" "),
         expiresAt: Math.floor(record.expiresAt / 1000),
         resource: new URL(record.resource),
-        extra: { grantId: record.grantId },
+        // The caller's identity on /mcp (jobs and sessions are per principal): the app's principal, which a revoked
+        // and re-approved metadata client or a re-registered app does not share with its former self.
+        extra: { grantId: record.grantId, principal: record.clientKind === "static" ? record.clientId : (record.clientPrincipal ?? record.clientId) },
       };
     },
     touch(_tokenHash, info, at) {

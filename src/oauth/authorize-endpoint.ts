@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
 import { type AuthorizationRequest, type AuthorizeOutcome, validateAuthorization } from "./authorize-request.ts";
 import type { MetadataClients } from "./cimd.ts";
+import { addressKey } from "./client-address.ts";
 import type { ClientDirectory } from "./clients.ts";
 import { renderConsent } from "./consent-page.ts";
 import { MAX_FORM_BYTES } from "./constants.ts";
@@ -12,7 +13,7 @@ import { redirectCode, redirectError } from "./errors.ts";
 import { readForm, singleParams } from "./form.ts";
 import type { GrantService } from "./grants.ts";
 import { errorPage } from "./html.ts";
-import { CONSENT_BUCKET, LIMITS, type Limiter } from "./limits.ts";
+import { addressBucket, addressBuckets, CONSENT_BUCKET, LIMITS, type Limiter } from "./limits.ts";
 import { verifyConsentPassword } from "./password.ts";
 
 export interface AuthorizeEndpointDeps {
@@ -44,10 +45,21 @@ function foreignSubmission(request: Request): boolean {
 
 function lockedPage(seconds: number): Response {
   const minutes = Math.ceil(seconds / 60);
-  return errorPage(429, "Approvals are locked for now", `Too many wrong passwords. Approvals are locked for about ${minutes} minute(s); apps already connected keep working.`, { "Retry-After": String(seconds) });
+  return errorPage(
+    429,
+    "Approvals are locked for now",
+    `Too many wrong passwords. Approvals are locked for about ${minutes} minute(s); apps already connected keep working. If you are the owner, run hermes-mcp set-password on the machine where hermes-mcp runs: that lifts the lock at once.`,
+    { "Retry-After": String(seconds) },
+  );
 }
 
-export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): { get: (request: Request) => Promise<Response>; post: (request: Request) => Promise<Response> } {
+export interface AuthorizeEndpoints {
+  get: (request: Request) => Promise<Response>;
+  /** `address`: the request's source (client-address.ts), for the per-address password-guessing limit. */
+  post: (request: Request, address: string) => Promise<Response>;
+}
+
+export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): AuthorizeEndpoints {
   const { config, store, log, clients, metadata, grants, limiter, sealer, now } = deps;
 
   const settle = (outcome: AuthorizeOutcome): Response | AuthorizationRequest => {
@@ -58,6 +70,8 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): { get: (r
 
   const approve = (request: AuthorizationRequest, status: number): Response => {
     if (request.client.record) metadata.remember(request.client.record);
+    // From the first approval on, the client's errors may be redirected to it (RFC 9700 §4.11.2).
+    if (request.client.kind !== "static") store.oauth.clients.markApproved(request.client.id, now());
     const code = grants.issueCode({ client: request.client, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, resource: request.resource, scope: request.scope });
     log.info("oauth: authorization approved", { client_id: request.client.id, kind: request.client.kind });
     return redirectCode(request.redirectUri, config.issuerUrl, request.state, code, status);
@@ -77,7 +91,7 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): { get: (r
       return consent(settled);
     },
 
-    async post(raw) {
+    async post(raw, address) {
       if (foreignSubmission(raw)) return errorPage(403, "Request refused", "This approval was not submitted from this server's own page.");
       const form = await readForm(raw, MAX_FORM_BYTES);
       if (!form.ok) return errorPage(form.status, "Invalid approval", form.description);
@@ -90,19 +104,25 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): { get: (r
       if (settled.client.kind === "static") return errorPage(400, "Invalid approval", "This client does not use the approval page.");
       if (action === "deny") {
         log.info("oauth: authorization denied by the owner", { client_id: settled.client.id });
+        // RFC 9700 §4.11.2: Deny on a never-approved app's page must not become a redirect to wherever it registered.
+        if (!clients.everApproved(settled.client)) return errorPage(200, "Request denied", "You denied this app. Nothing was sent to it.");
         return redirectError(settled.redirectUri, config.issuerUrl, settled.state, "access_denied", "the owner denied the request", 303);
       }
       if (action !== "approve") return errorPage(400, "Invalid approval", "Choose Approve or Deny.");
-      // Online guessing of the consent password: repeated failures lock approvals (persisted), never issued tokens.
-      const locked = limiter.retryAfter(CONSENT_BUCKET, LIMITS.consent);
+      // Online guessing of the consent password: repeated failures lock approvals from that address (persisted), under
+      // a global ceiling one address cannot reach — never issued tokens, and never the owner from elsewhere.
+      const source = addressKey(address);
+      const buckets = addressBuckets(CONSENT_BUCKET, source, LIMITS.consentPerAddress, LIMITS.consentGlobal);
+      const locked = limiter.retryAfterAny(buckets);
       if (locked !== null) return lockedPage(locked);
       if (!(await verifyConsentPassword(store, password ?? ""))) {
-        const wait = limiter.hit(CONSENT_BUCKET, LIMITS.consent);
-        log.warn("oauth: wrong consent password", { client_id: settled.client.id });
+        const wait = limiter.hitAll(buckets);
+        log.warn("oauth: wrong consent password", { client_id: settled.client.id, address });
         if (wait !== null) return lockedPage(wait);
         return consent(settled, "Wrong password. Try again.", 403);
       }
-      limiter.clear(CONSENT_BUCKET);
+      // The owner's own address starts afresh; the global count is left to its window.
+      limiter.clear(addressBucket(CONSENT_BUCKET, source));
       return approve(settled, 303);
     },
   };

@@ -1,4 +1,4 @@
-// Validates an authorization request step by step: what must end on an error page (never redirecting) and what may redirect with an error.
+// Validates an authorization request step by step: what must end on an error page (never redirecting) and what may redirect with an error (approved clients only).
 import { z } from "zod";
 import type { Config } from "../config/load.ts";
 import type { ClientDirectory, ResolvedClient } from "./clients.ts";
@@ -62,11 +62,14 @@ export async function validateAuthorization(raw: Params, config: Config, clients
     );
   }
   const redirectUri = p.redirect_uri;
-  const fail = (error: Parameters<typeof redirectError>[3], description: string): AuthorizeOutcome => ({
-    kind: "redirect",
-    response: redirectError(redirectUri, config.issuerUrl, p.state, error, description),
-  });
-  // The client and its redirect URI are trusted from here: errors go back to it (RFC 6749 §4.1.2.1), with `iss` (RFC 9207).
+  // RFC 9700 §4.11.2: anyone can register https://evil.example/phish, so an app the owner never approved gets its
+  // errors on a page here, never a redirect from the owner's host to its URI (open redirector).
+  const trusted = clients.everApproved(client);
+  const fail = (error: Parameters<typeof redirectError>[3], description: string): AuthorizeOutcome =>
+    trusted
+      ? { kind: "redirect", response: redirectError(redirectUri, config.issuerUrl, p.state, error, description) }
+      : page("Invalid authorization request", `This app sent a request this server cannot accept: ${description} (${error}).`);
+  // The client and its redirect URI are verified from here: errors go back to an approved one (RFC 6749 §4.1.2.1), with `iss` (RFC 9207).
   if (p.response_type !== "code") return fail("unsupported_response_type", "only response_type=code is supported");
   // OAuth 2.1 §4.1.1 / MCP authorization: PKCE is mandatory, and only S256 (plain would expose the verifier).
   if (!p.code_challenge) return fail("invalid_request", "code_challenge is required (PKCE with S256)");

@@ -1,5 +1,7 @@
 // Client ID Metadata Documents: a client_id that is an https URL names its own metadata; fetched under SSRF guards, validated, cached within bounds.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import type { Logger } from "../log.ts";
 import type { StoredClient } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";
 import { CIMD_DEFAULT_CACHE_MS, CIMD_MAX_BYTES, CIMD_MAX_CACHE_MS, CIMD_MIN_CACHE_MS, CIMD_TIMEOUT_MS, MAX_REDIRECT_URIS } from "./constants.ts";
@@ -16,6 +18,14 @@ const DocumentSchema = z.looseObject({
 });
 
 export type CimdResult = { ok: true; client: StoredClient } | { ok: false; reason: string };
+
+/**
+ * What the browser is told about any metadata document that could not be used, whatever went wrong (DNS, refused,
+ * timeout, size, JSON, client_id mismatch…): /authorize must not be a port-scan oracle for the owner's network.
+ * The specific reason goes to the log.
+ */
+export const UNUSABLE_DOCUMENT =
+  "its client metadata document could not be used (it must be served over https at the client_id URL, without redirects, as a small JSON document naming that same client_id and its redirect_uris); the server log says why";
 
 /** A client_id that names a metadata document: https (or, behind the test-only switch, http on loopback). */
 export function isMetadataClientId(clientId: string, allowLoopbackHttp: boolean): boolean {
@@ -59,9 +69,18 @@ export class MetadataClients {
   constructor(
     private readonly store: Store,
     private readonly allowLoopbackHttp: boolean,
+    private readonly log: Logger,
   ) {}
 
+  /** Resolves a metadata client; every failure answers the same UNUSABLE_DOCUMENT reason, and logs the real one. */
   async resolve(clientId: string, now: number): Promise<CimdResult> {
+    const result = await this.fetchAndValidate(clientId, now);
+    if (result.ok) return result;
+    this.log.info("oauth: client metadata document refused", { client_id: clientId.slice(0, 300), reason: result.reason });
+    return { ok: false, reason: UNUSABLE_DOCUMENT };
+  }
+
+  private async fetchAndValidate(clientId: string, now: number): Promise<CimdResult> {
     const checked = checkClientIdUrl(clientId, this.allowLoopbackHttp);
     if (!checked.ok) return checked;
     const cached = this.memory.get(clientId);
@@ -105,16 +124,23 @@ export class MetadataClients {
       createdAt: stored?.createdAt ?? now,
       lastUsedAt: stored?.lastUsedAt ?? null,
       cachedUntil: now + cacheLifetimeMs(fetched.cacheControl),
+      // Provisional: the stored row's principal is the one that counts (see `remember`).
+      principal: stored?.principal ?? clientId,
+      approvedAt: stored?.approvedAt ?? null,
     };
     if (this.memory.size >= MEMORY_CACHE_LIMIT) this.memory.delete(this.memory.keys().next().value as string);
     this.memory.set(clientId, client);
-    if (stored) this.store.oauth.clients.upsert(client);
+    if (stored) this.store.oauth.clients.refreshMetadata(client);
     return { ok: true, client };
   }
 
-  /** Persists an approved metadata client, so its grants survive restarts and show in `clients list`. */
+  /**
+   * Persists an approved metadata client, so its grants survive restarts and show in `clients list`. A row inserted
+   * now gets a fresh principal (`<url>#<random>`): an app revoked and approved again is someone new, with no access
+   * to the jobs or sessions of its former self; an existing row keeps its principal.
+   */
   remember(client: StoredClient): void {
-    if (client.kind === "cimd") this.store.oauth.clients.upsert(client);
+    if (client.kind === "cimd") this.store.oauth.clients.upsert({ ...client, principal: `${client.clientId}#${randomBytes(4).toString("hex")}` });
   }
 }
 

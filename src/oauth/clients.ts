@@ -65,7 +65,7 @@ export class ClientDirectory {
       return result.ok ? { ok: true, client: fromRecord(result.client) } : result;
     }
     const record = this.store.oauth.clients.get(clientId);
-    return record && record.kind === "registered" ? { ok: true, client: fromRecord(record) } : { ok: false, reason: "this client_id is not known to this server (registrations that are never used expire after a day)" };
+    return record && record.kind === "registered" ? { ok: true, client: fromRecord(record) } : { ok: false, reason: "this client_id is not known to this server (registrations never approved expire after an hour; register again)" };
   }
 
   /** For /token and /revoke: the static client or a stored one, never a fetch (a code or grant already names it). */
@@ -74,6 +74,15 @@ export class ClientDirectory {
     if (fixed) return fixed;
     const record = this.store.oauth.clients.get(clientId);
     return record ? fromRecord(record) : null;
+  }
+
+  /**
+   * Has the owner ever approved this client? (The static client is the owner's own configuration.) Read from the
+   * database, not from a cached metadata document, so an approval counts at once.
+   */
+  everApproved(client: ResolvedClient): boolean {
+    if (client.kind === "static") return true;
+    return (this.store.oauth.clients.get(client.id)?.approvedAt ?? null) !== null;
   }
 
   /** The one redirect decision: the static policy for the static client, registered URIs (exact, loopback any port) for the rest. */

@@ -13,15 +13,19 @@ export const SCOPE = "hermes";
 
 /** RFC 6749 §4.1.2: codes are short-lived (10 minutes at most); ~60 s is plenty for any client's redirect round trip. */
 export const CODE_TTL_MS = 60_000;
+/** Spent refresh tokens are remembered this long, so that a stolen one presented later is still recognised (RFC 9700 §4.14.2). */
+export const SPENT_REFRESH_MEMORY_MS = 90 * 86_400_000;
 /** Used codes are remembered this long past expiry, so a late replay is still recognised (RFC 6749 §10.5). */
 export const CODE_REPLAY_MEMORY_MS = 24 * 3_600_000;
 /** Outstanding (unredeemed) codes kept at once; the oldest are evicted beyond it (bounded, never refused). */
 export const MAX_OUTSTANDING_CODES = 1000;
 
-/** Registrations never used for an authorization are deleted after this. */
-export const UNUSED_REGISTRATION_TTL_MS = 24 * 3_600_000;
-/** Never-used registrations kept at once; the oldest are evicted beyond it. */
-export const MAX_UNUSED_REGISTRATIONS = 200;
+/** Registrations the owner never approved are deleted after this (a registration flood leaves nothing behind for long). */
+export const PENDING_REGISTRATION_TTL_MS = 3_600_000;
+/** Never-approved registrations kept at once: beyond it the oldest are evicted, or new ones refused while all are young. */
+export const MAX_PENDING_REGISTRATIONS = 500;
+/** A registration younger than this is never evicted: the owner may be on its consent page right now. */
+export const PENDING_REGISTRATION_PROTECTED_MS = 15 * 60_000;
 /** A registration request body larger than this is refused (RFC 7591 documents are small). */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 /** Form bodies (/token, /revoke, the consent form) larger than this are refused. */

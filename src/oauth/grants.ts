@@ -1,4 +1,4 @@
-// Grants and their tokens: issuing codes, redeeming them once (replay revokes), rotating refresh tokens with one-step grace, revoking.
+// Grants and their tokens: issuing codes, redeeming them once (replay revokes), rotating refresh tokens (one grace use, reuse revokes), revoking.
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
@@ -80,7 +80,10 @@ export class GrantService {
       return code !== null && code.clientId === clientId && code.usedAt === null && code.expiresAt > at;
     }
     if (grantType === "refresh_token" && params.refresh_token) {
-      const grant = this.store.oauth.grants.findByRefreshHash(hashToken(params.refresh_token));
+      // Only a token that can still be exchanged (live, or grace once): a spent one is exactly what a thief would hold.
+      const token = this.store.oauth.refreshTokens.find(hashToken(params.refresh_token));
+      if (!token || token.state === "spent") return false;
+      const grant = this.store.oauth.grants.get(token.grantId);
       return grant !== null && grant.clientId === clientId && grant.refreshExpiresAt > at;
     }
     return false;
@@ -133,28 +136,42 @@ export class GrantService {
   }
 
   /**
-   * Refresh with rotation and a one-step grace: the presented token becomes the "previous" one and keeps working until
-   * its successor is first used (Claude's backend and proxy race on one grant; strict single use locks users out).
-   * Each use slides the refresh lifetime, so an active connector never expires.
+   * Refresh with rotation (RFC 9700 §4.14.2). Presenting the live token makes it the grace token and spends every other;
+   * the grace token may be exchanged once more, and only while its successor is unused (Claude's backend and proxy
+   * race on one grant; strict single use would sign the connector out). Any other presentation of a superseded
+   * token means it was stolen: the whole grant and its access tokens are revoked. Each use slides the refresh lifetime.
    */
   refresh(refreshToken: string, client: ResolvedClient, resource: string | undefined): GrantOutcome {
     const presented = hashToken(refreshToken);
     const at = this.now();
+    let reused: string | null = null;
     const outcome = this.store.oauth.transaction((): GrantOutcome => {
-      const grants = this.store.oauth.grants;
-      const grant = grants.findByRefreshHash(presented);
-      if (!grant) return fail("invalid_grant", "the refresh token is unknown, superseded or revoked; sign in again");
+      const { grants, refreshTokens } = this.store.oauth;
+      const token = refreshTokens.find(presented);
+      const grant = token ? grants.get(token.grantId) : null;
+      if (!token || !grant) return fail("invalid_grant", "the refresh token is unknown or revoked; sign in again");
       // RFC 6749 §10.4: refresh tokens are bound to the client they were issued to.
       if (grant.clientId !== client.id) return fail("invalid_grant", "the refresh token was issued to another client");
+      if (token.state === "spent") {
+        // RFC 9700 §4.14.2: a superseded token used again — by the thief or by the real client, we cannot tell which.
+        grants.delete(grant.id);
+        reused = grant.id;
+        return fail("invalid_grant", "the refresh token was already used; this connection has been revoked for safety — sign in again");
+      }
       if (grant.refreshExpiresAt <= at) return fail("invalid_grant", "the refresh token has expired; sign in again");
       // RFC 8707 §2.2: the audience cannot be changed on refresh.
       if (resource !== undefined && !isOurResource(resource, grant.resource)) return fail("invalid_target", `this grant is for ${grant.resource}`);
       if (grant.resource !== this.config.resourceUrl) return fail("invalid_grant", "this grant was issued for another server URL (OAUTH_ISSUER_URL changed); sign in again");
       const next = generateToken(REFRESH_TOKEN_PREFIX);
-      const refreshExpiresAt = at + this.config.oauth.refreshTokenTtlDays * 86_400_000;
-      if (!grants.rotate(grant.id, presented, hashToken(next), refreshExpiresAt, at)) return fail("invalid_grant", "the refresh token was revoked meanwhile");
+      const rotated = token.state === "live" ? refreshTokens.rotateLive(grant.id, presented, hashToken(next), at) : refreshTokens.spendGrace(grant.id, presented, hashToken(next), at);
+      if (!rotated) return fail("invalid_grant", "the refresh token was used or revoked meanwhile; sign in again");
+      grants.slide(grant.id, at + this.config.oauth.refreshTokenTtlDays * 86_400_000, at);
       return { ok: true, grantId: grant.id, tokens: { ...this.issueAccess(grant.id, grant.scope, at), refresh_token: next } };
     });
+    if (reused) {
+      this.log.warn("oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked", { client_id: client.id, grant: reused });
+      this.onRevoke();
+    }
     if (outcome.ok) this.log.info("oauth: tokens issued", { client_id: client.id, grant: outcome.grantId, grant_type: "refresh_token" });
     return outcome;
   }
@@ -164,7 +181,8 @@ export class GrantService {
     const tokenHash = hashToken(token);
     const grants = this.store.oauth.grants;
     const tryRefresh = (): boolean => {
-      const grant = grants.findByRefreshHash(tokenHash);
+      const token = this.store.oauth.refreshTokens.find(tokenHash);
+      const grant = token ? grants.get(token.grantId) : null;
       return grant !== null && grant.clientId === client.id && grants.delete(grant.id);
     };
     const tryAccess = (): boolean => {
@@ -188,10 +206,10 @@ export class GrantService {
       clientKind: client.kind,
       scope,
       resource,
-      refreshHash: hashToken(refresh),
       refreshExpiresAt: at + this.config.oauth.refreshTokenTtlDays * 86_400_000,
       createdAt: at,
     });
+    this.store.oauth.refreshTokens.insert(hashToken(refresh), grantId, "live", at);
     return { ok: true, grantId, tokens: { ...this.issueAccess(grantId, scope, at), refresh_token: refresh } };
   }
 

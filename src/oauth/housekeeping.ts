@@ -1,7 +1,7 @@
-// Housekeeping on the back of requests (no timers): expired tokens, codes, unused registrations, stale metadata clients, old counters.
+// Housekeeping on the back of requests (no timers): expired tokens, old spent refresh tokens, codes, unapproved registrations, stale metadata clients, old counters.
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
-import { CODE_REPLAY_MEMORY_MS, SWEEP_EVERY_MS, UNUSED_REGISTRATION_TTL_MS } from "./constants.ts";
+import { CODE_REPLAY_MEMORY_MS, PENDING_REGISTRATION_TTL_MS, SPENT_REFRESH_MEMORY_MS, SWEEP_EVERY_MS } from "./constants.ts";
 
 export class Housekeeper {
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -22,9 +22,9 @@ export class Housekeeper {
     this.lastSweep = at;
     const oauth = this.store.oauth;
     const removed = oauth.transaction(() => ({
-      tokens: oauth.grants.deleteExpired(at),
+      tokens: oauth.grants.deleteExpired(at) + oauth.refreshTokens.deleteSpentBefore(at - SPENT_REFRESH_MEMORY_MS),
       codes: oauth.codes.deleteExpired(at - CODE_REPLAY_MEMORY_MS),
-      clients: oauth.clients.deleteStale(at - UNUSED_REGISTRATION_TTL_MS, at),
+      clients: oauth.clients.deleteStale(at - PENDING_REGISTRATION_TTL_MS, at),
       counters: oauth.limits.deleteOlderThan(at - 86_400_000),
     }));
     if (removed.tokens + removed.codes + removed.clients > 0) this.log.debug("oauth: housekeeping", removed);

@@ -6,17 +6,41 @@ export interface LimitRule {
   windowMs: number;
 }
 
+/**
+ * Per source address and, above them, a global ceiling. Each global ceiling is above what one address can spend in
+ * its window (a 60-minute window overlaps at most 5 consent windows of 15 minutes, at most 7 registration windows of
+ * 10 minutes), so one address alone never locks the owner out; many addresses together are still bounded.
+ */
 export const LIMITS = {
-  /** Wrong consent passwords, for the whole server (there is one owner): online guessing of the password. */
-  consent: { limit: 5, windowMs: 15 * 60_000 },
+  /** Wrong consent passwords from one address: online guessing of the password (5 × ≤5 windows = 25 < 30). */
+  consentPerAddress: { limit: 5, windowMs: 15 * 60_000 },
+  /** Wrong consent passwords from everywhere: bounds guessing overall to 30 per window, at most 60 in any hour. */
+  consentGlobal: { limit: 30, windowMs: 60 * 60_000 },
   /** Failed client authentications, per client id: online guessing of a client secret. */
   clientAuth: { limit: 10, windowMs: 10 * 60_000 },
-  /** Registrations, for the whole server: a malicious registrant flooding the client table. */
-  registration: { limit: 20, windowMs: 10 * 60_000 },
+  /** Registrations from one address: a malicious registrant flooding the client table (20 × ≤7 windows = 140 < 200). */
+  registrationPerAddress: { limit: 20, windowMs: 10 * 60_000 },
+  /** Registrations from everywhere. */
+  registrationGlobal: { limit: 200, windowMs: 60 * 60_000 },
 } as const satisfies Record<string, LimitRule>;
 
-/** The one bucket for wrong consent passwords (there is one owner and one password). */
+/** Wrong consent passwords: the global bucket, and the family of per-address buckets `consent:<address>`. */
 export const CONSENT_BUCKET = "consent";
+/** Registrations: the global bucket, and `registration:<address>`. */
+export const REGISTRATION_BUCKET = "registration";
+
+export type Buckets = readonly (readonly [string, LimitRule])[];
+
+/** The bucket of one source address within a family (`addressKey` from client-address.ts). */
+export const addressBucket = (family: string, addressKey: string): string => `${family}:${addressKey}`;
+
+/** The per-address bucket of a family and its global ceiling. */
+export function addressBuckets(family: string, addressKey: string, perAddress: LimitRule, global: LimitRule): Buckets {
+  return [
+    [addressBucket(family, addressKey), perAddress],
+    [family, global],
+  ];
+}
 
 export class Limiter {
   constructor(
@@ -41,7 +65,28 @@ export class Limiter {
     return this.retryAfter(bucket, rule);
   }
 
+  /** The longest wait among `buckets`, or null when every one is open. */
+  retryAfterAny(buckets: Buckets): number | null {
+    return longest(buckets.map(([bucket, rule]) => this.retryAfter(bucket, rule)));
+  }
+
+  /** Counts one event in every bucket; returns the longest wait now in force. */
+  hitAll(buckets: Buckets): number | null {
+    return longest(buckets.map(([bucket, rule]) => this.hit(bucket, rule)));
+  }
+
+  /** How many `family:<key>` buckets are locked now, and the longest wait among them. */
+  lockedMembers(family: string, rule: LimitRule): { count: number; longest: number | null } {
+    const waits = [...this.store.members(family).keys()].map((bucket) => this.retryAfter(bucket, rule)).filter((w): w is number => w !== null);
+    return { count: waits.length, longest: longest(waits) };
+  }
+
   clear(bucket: string): void {
     this.store.delete(bucket);
   }
+}
+
+function longest(waits: (number | null)[]): number | null {
+  const set = waits.filter((w): w is number => w !== null);
+  return set.length ? Math.max(...set) : null;
 }

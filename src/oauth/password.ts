@@ -16,8 +16,9 @@ export async function setConsentPassword(store: Store, password: string): Promis
   if (password.length > MAX_PASSWORD_LENGTH) throw new PasswordError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters`);
   // A human-chosen secret: a slow, memory-hard hash (argon2id), never the fast token hash.
   store.oauth.settings.set(KEY, await Bun.password.hash(password, { algorithm: "argon2id" }));
-  // Whoever can run this already owns the machine: a new password also lifts a lockout left by guessing at the old one.
-  store.oauth.limits.delete(CONSENT_BUCKET);
+  // Whoever can run this already owns the machine: a new password also lifts every lockout (global and per address)
+  // left by guessing at the old one.
+  store.oauth.limits.deleteFamily(CONSENT_BUCKET);
 }
 
 export function hasConsentPassword(store: Store): boolean {

@@ -1,16 +1,17 @@
-// POST /register (RFC 7591): JSON only, size-capped, rate-limited, redirect URIs validated; secrets returned once and stored as hashes.
+// POST /register (RFC 7591): JSON only, size-capped, rate-limited per address, bounded while unapproved, redirect URIs validated; secrets returned once, stored as hashes.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
-import { readBodyLimited } from "../web/body.ts";
 import type { Logger } from "../log.ts";
 import type { ClientAuthMethod } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";
 import { cleanName } from "./cimd.ts";
-import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, MAX_UNUSED_REGISTRATIONS, SCOPE } from "./constants.ts";
+import { addressKey } from "./client-address.ts";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, MAX_PENDING_REGISTRATIONS, MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, PENDING_REGISTRATION_PROTECTED_MS, SCOPE } from "./constants.ts";
 import { NO_STORE, oauthError, tooManyRequests } from "./errors.ts";
-import { LIMITS, type Limiter } from "./limits.ts";
+import { readBody } from "./form.ts";
+import { addressBuckets, LIMITS, REGISTRATION_BUCKET, type Limiter } from "./limits.ts";
 import { dynamicClientsEnabled } from "./password.ts";
 import { parseRedirectUri } from "./redirects.ts";
 
@@ -35,24 +36,26 @@ export interface RegisterEndpointDeps {
 
 const metadataError = (description: string, status = 400): Response => oauthError(status, "invalid_client_metadata", description);
 
-export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Request) => Promise<Response> {
+/** `address`: the request's source (client-address.ts), for the per-address registration limit. */
+export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Request, address: string) => Promise<Response> {
   const { config, store, log, limiter, now } = deps;
-  return async (request) => {
+  return async (request, address) => {
     // Dynamic clients exist only once the owner has a consent password (and OAUTH_DYNAMIC_CLIENTS is not false).
     if (!dynamicClientsEnabled(config, store)) {
       return oauthError(403, "access_denied", config.oauth.dynamicClients ? "dynamic client registration is off until the server's owner runs `hermes-mcp set-password`" : "dynamic client registration is turned off (OAUTH_DYNAMIC_CLIENTS=false)");
     }
     const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
     if (type !== "application/json") return metadataError("send the registration as application/json (RFC 7591 §3.1)");
-    // A malicious registrant flooding the table: a global limit on registrations made (refused ones create nothing),
-    // plus eviction of never-used registrations below.
-    const wait = limiter.retryAfter("registration", LIMITS.registration);
+    // A malicious registrant flooding the table: limits on registrations made per address, under a global ceiling one
+    // address cannot reach (refused ones create nothing), and a bound on registrations waiting for approval below.
+    const buckets = addressBuckets(REGISTRATION_BUCKET, addressKey(address), LIMITS.registrationPerAddress, LIMITS.registrationGlobal);
+    const wait = limiter.retryAfterAny(buckets);
     if (wait !== null) return tooManyRequests(wait, `too many registrations; retry in ${wait} s`);
-    const text = await readBodyLimited(request, MAX_REGISTRATION_BYTES);
-    if (text === null) return metadataError(`the registration is larger than ${MAX_REGISTRATION_BYTES} bytes`, 413);
+    const received = await readBody(request, MAX_REGISTRATION_BYTES);
+    if (!received.ok) return received.status === 413 ? metadataError(`the registration is larger than ${MAX_REGISTRATION_BYTES} bytes`, 413) : metadataError(received.description);
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(received.text);
     } catch {
       return metadataError("the registration is not valid JSON");
     }
@@ -80,9 +83,14 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
     const clientId = `${CLIENT_ID_PREFIX}${randomBytes(16).toString("hex")}`;
     const secret = method === "none" ? null : generateToken(CLIENT_SECRET_PREFIX);
     const name = cleanName(meta.client_name) ?? "Unnamed app";
-    limiter.hit("registration", LIMITS.registration);
-    store.oauth.transaction(() => {
-      store.oauth.clients.upsert({
+    limiter.hitAll(buckets);
+    const room = store.oauth.transaction(() => {
+      const clients = store.oauth.clients;
+      // Bounded: the oldest never-approved registrations make room, but never one young enough that the owner may be
+      // approving it right now; when all are that young, the new one is refused instead.
+      clients.evictPendingRegistrations(MAX_PENDING_REGISTRATIONS - 1, at - PENDING_REGISTRATION_PROTECTED_MS);
+      if (clients.countPendingRegistrations() >= MAX_PENDING_REGISTRATIONS) return false;
+      clients.upsert({
         clientId,
         kind: "registered",
         name,
@@ -91,10 +99,15 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
         redirectUris: meta.redirect_uris,
         createdAt: at,
         cachedUntil: null,
+        // A registered app's identity is its own random client_id: registering again makes a new one.
+        principal: clientId,
       });
-      // Bounded with eviction, not refusal: the oldest never-used registrations make room.
-      store.oauth.clients.evictUnusedRegistrations(MAX_UNUSED_REGISTRATIONS);
+      return true;
     });
+    if (!room) {
+      log.warn("oauth: registration refused: too many registrations are waiting for approval", { pending: MAX_PENDING_REGISTRATIONS });
+      return tooManyRequests(60, "too many registrations are waiting for the owner's approval; retry in a few minutes");
+    }
     log.info("oauth: client registered", { client_id: clientId, auth_method: method, redirect_uris: meta.redirect_uris.length });
     const body: Record<string, unknown> = {
       client_id: clientId,

@@ -5,6 +5,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
 import { createAuthorizeEndpoints } from "./authorize-endpoint.ts";
 import { MetadataClients } from "./cimd.ts";
+import { clientAddress } from "./client-address.ts";
 import { ClientDirectory } from "./clients.ts";
 import { CONSENT_TTL_MS } from "./constants.ts";
 import { ConsentSealer } from "./csrf.ts";
@@ -38,6 +39,18 @@ const CORS = {
   "Access-Control-Max-Age": "86400",
 };
 
+/** The TCP peer: the daemon hands Hono Bun's server as `c.env` (Bun.serve({ fetch: app.fetch })); absent in-process. */
+function peerOf(c: Context): string | null {
+  const server = c.env as { requestIP?: (request: Request) => { address: string } | null } | undefined;
+  try {
+    return server?.requestIP?.(c.req.raw)?.address ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const sourceOf = (c: Context): string => clientAddress(peerOf(c), c.req.raw.headers);
+
 function withCors(response: Response): Response {
   for (const [key, value] of Object.entries(CORS)) response.headers.set(key, value);
   return response;
@@ -46,7 +59,7 @@ function withCors(response: Response): Response {
 export function createOAuthServer(deps: OAuthServerDeps): Hono {
   const { config, store, log, onRevoke } = deps;
   const now = deps.now ?? Date.now;
-  const metadata = new MetadataClients(store, config.oauth.allowLoopbackCimd);
+  const metadata = new MetadataClients(store, config.oauth.allowLoopbackCimd, log);
   const clients = new ClientDirectory(config, store, metadata);
   const grants = new GrantService(store, config, log, onRevoke, now);
   const limiter = new Limiter(store.oauth.limits, now);
@@ -76,9 +89,9 @@ export function createOAuthServer(deps: OAuthServerDeps): Hono {
     housekeeper.maybeSweep();
     return authorize.get(c.req.raw);
   });
-  app.post("/authorize", (c) => authorize.post(c.req.raw));
+  app.post("/authorize", (c) => authorize.post(c.req.raw, sourceOf(c)));
 
-  const endpoints: [string, (request: Request) => Promise<Response>][] = [
+  const endpoints: [string, (request: Request, address: string) => Promise<Response>][] = [
     ["/token", token],
     ["/register", register],
     ["/revoke", revoke],
@@ -86,7 +99,7 @@ export function createOAuthServer(deps: OAuthServerDeps): Hono {
   for (const [path, handler] of endpoints) {
     app.post(path, async (c) => {
       housekeeper.maybeSweep();
-      return withCors(await handler(c.req.raw));
+      return withCors(await handler(c.req.raw, sourceOf(c)));
     });
     app.options(path, preflight);
     app.on(["GET", "PUT", "DELETE", "PATCH"], path, wrongMethod("POST"));

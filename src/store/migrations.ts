@@ -112,4 +112,53 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX jobs_principal ON jobs (principal, status);
   `,
+  // 4: refresh tokens become rows of their own, each live, grace (exchangeable once) or spent (its reuse means theft:
+  //    RFC 9700 §4.14.2), so oauth_grants loses refresh_hash / previous_refresh_hash. SQLite cannot drop UNIQUE
+  //    columns, so oauth_grants is rebuilt; its access tokens are set aside first, since dropping a table with
+  //    foreign keys on cascades (ids and data are kept).
+  `
+  CREATE TEMP TABLE m4_access AS SELECT * FROM oauth_access_tokens;
+  CREATE TEMP TABLE m4_refresh AS
+    SELECT refresh_hash AS token_hash, id AS grant_id, 'live' AS state, COALESCE(last_used_at, created_at) AS created_at FROM oauth_grants
+    UNION ALL
+    SELECT previous_refresh_hash, id, 'grace', created_at FROM oauth_grants WHERE previous_refresh_hash IS NOT NULL;
+
+  CREATE TABLE oauth_grants_v4 (
+    id                 TEXT PRIMARY KEY,
+    client_id          TEXT NOT NULL,
+    client_kind        TEXT NOT NULL CHECK (client_kind IN ('static', 'registered', 'cimd')),
+    scope              TEXT NOT NULL,
+    resource           TEXT NOT NULL,
+    refresh_expires_at INTEGER NOT NULL,
+    created_at         INTEGER NOT NULL,
+    last_used_at       INTEGER
+  );
+  INSERT INTO oauth_grants_v4 (id, client_id, client_kind, scope, resource, refresh_expires_at, created_at, last_used_at)
+    SELECT id, client_id, client_kind, scope, resource, refresh_expires_at, created_at, last_used_at FROM oauth_grants;
+  DROP TABLE oauth_access_tokens;
+  DROP TABLE oauth_grants;
+  ALTER TABLE oauth_grants_v4 RENAME TO oauth_grants;
+  CREATE INDEX oauth_grants_client ON oauth_grants (client_id);
+
+  CREATE TABLE oauth_access_tokens (
+    token_hash TEXT PRIMARY KEY,
+    grant_id   TEXT NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX oauth_access_tokens_grant ON oauth_access_tokens (grant_id);
+  CREATE INDEX oauth_access_tokens_expiry ON oauth_access_tokens (expires_at);
+  INSERT INTO oauth_access_tokens (token_hash, grant_id, expires_at) SELECT token_hash, grant_id, expires_at FROM m4_access;
+
+  CREATE TABLE oauth_refresh_tokens (
+    token_hash TEXT PRIMARY KEY,
+    grant_id   TEXT NOT NULL REFERENCES oauth_grants (id) ON DELETE CASCADE,
+    state      TEXT NOT NULL CHECK (state IN ('live', 'grace', 'spent')),
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id);
+  INSERT INTO oauth_refresh_tokens (token_hash, grant_id, state, created_at) SELECT token_hash, grant_id, state, created_at FROM m4_refresh;
+
+  DROP TABLE m4_access;
+  DROP TABLE m4_refresh;
+  `,
 ];

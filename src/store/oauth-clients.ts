@@ -15,6 +15,8 @@ const ClientRowSchema = z.object({
   created_at: z.number(),
   last_used_at: z.number().nullable(),
   cached_until: z.number().nullable(),
+  principal: z.string().nullable(),
+  approved_at: z.number().nullable(),
 });
 
 export interface StoredClient {
@@ -28,9 +30,14 @@ export interface StoredClient {
   lastUsedAt: number | null;
   /** Client metadata documents: when the cached copy must be fetched again. */
   cachedUntil: number | null;
+  /** The identity of the app (jobs and sessions are its own): fixed when the row is first inserted, kept by refreshes. */
+  principal: string;
+  /** When the owner first approved it; until then errors are never redirected to it (RFC 9700 §4.11.2). */
+  approvedAt: number | null;
 }
 
-export type NewClient = Omit<StoredClient, "lastUsedAt">;
+/** A client to insert or refresh; `principal` is used only when the row is new (an existing row keeps its own). */
+export type NewClient = Omit<StoredClient, "lastUsedAt" | "approvedAt">;
 
 function toClient(row: unknown): StoredClient {
   const r = ClientRowSchema.parse(row);
@@ -44,6 +51,8 @@ function toClient(row: unknown): StoredClient {
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
     cachedUntil: r.cached_until,
+    principal: r.principal ?? r.client_id,
+    approvedAt: r.approved_at,
   };
 }
 
@@ -59,12 +68,12 @@ export class OAuthClientStore {
     return row ? toClient(row) : null;
   }
 
-  /** Inserts or replaces (a client metadata document fetched again keeps its creation time and last use). */
+  /** Inserts, or updates the metadata of an existing row (keeping its creation time, last use, approval and principal). */
   upsert(client: NewClient): void {
     this.db
       .query(
-        `INSERT INTO oauth_clients (client_id, kind, name, secret_hash, auth_method, redirect_uris, created_at, cached_until)
-         VALUES ($clientId, $kind, $name, $secretHash, $authMethod, $redirectUris, $createdAt, $cachedUntil)
+        `INSERT INTO oauth_clients (client_id, kind, name, secret_hash, auth_method, redirect_uris, created_at, cached_until, principal)
+         VALUES ($clientId, $kind, $name, $secretHash, $authMethod, $redirectUris, $createdAt, $cachedUntil, $principal)
          ON CONFLICT (client_id) DO UPDATE SET name = excluded.name, secret_hash = excluded.secret_hash, auth_method = excluded.auth_method,
            redirect_uris = excluded.redirect_uris, cached_until = excluded.cached_until`,
       )
@@ -77,7 +86,20 @@ export class OAuthClientStore {
         redirectUris: JSON.stringify(client.redirectUris),
         createdAt: client.createdAt,
         cachedUntil: client.cachedUntil,
+        principal: client.principal,
       });
+  }
+
+  /** A metadata document fetched again: updates the stored copy only if it still exists (a revoked client is not brought back). */
+  refreshMetadata(client: NewClient): void {
+    this.db
+      .query("UPDATE oauth_clients SET name = ?, redirect_uris = ?, cached_until = ? WHERE client_id = ? AND kind = 'cimd'")
+      .run(client.name, JSON.stringify(client.redirectUris), client.cachedUntil, client.clientId);
+  }
+
+  /** The owner approved it: remembered the first time only. */
+  markApproved(clientId: string, at: number): void {
+    this.db.query("UPDATE oauth_clients SET approved_at = COALESCE(approved_at, ?) WHERE client_id = ?").run(at, clientId);
   }
 
   touch(clientId: string, at: number): void {
@@ -93,24 +115,27 @@ export class OAuthClientStore {
     return this.db.query("SELECT * FROM oauth_clients ORDER BY created_at").all().map(toClient);
   }
 
-  countUnusedRegistrations(): number {
-    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM oauth_clients WHERE kind = 'registered' AND last_used_at IS NULL").get()?.n ?? 0;
+  countPendingRegistrations(): number {
+    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL").get()?.n ?? 0;
   }
 
-  /** Evicts the oldest never-used registrations beyond `keep`; returns how many went. */
-  evictUnusedRegistrations(keep: number): number {
+  /**
+   * Makes room among never-approved registrations: deletes the oldest beyond `keep`, but only those created before
+   * `before` (a registration the owner may be approving right now is never evicted). Returns how many went.
+   */
+  evictPendingRegistrations(keep: number, before: number): number {
     return this.db
       .query(
-        `DELETE FROM oauth_clients WHERE client_id IN (
-           SELECT client_id FROM oauth_clients WHERE kind = 'registered' AND last_used_at IS NULL
-           ORDER BY created_at DESC LIMIT -1 OFFSET ?)`,
+        `DELETE FROM oauth_clients WHERE created_at < ?2 AND client_id IN (
+           SELECT client_id FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL
+           ORDER BY created_at DESC LIMIT -1 OFFSET ?1)`,
       )
-      .run(keep).changes;
+      .run(keep, before).changes;
   }
 
-  /** Registrations never used since before `before`; client metadata documents past their cache with no grant left. */
+  /** Registrations never approved, created before `before`; client metadata documents past their cache with no grant left. */
   deleteStale(before: number, now: number): number {
-    const unused = this.db.query("DELETE FROM oauth_clients WHERE kind = 'registered' AND last_used_at IS NULL AND created_at < ?").run(before).changes;
+    const unused = this.db.query("DELETE FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL AND created_at < ?").run(before).changes;
     const cimd = this.db
       .query(
         `DELETE FROM oauth_clients WHERE kind = 'cimd' AND cached_until < ?

@@ -1,4 +1,4 @@
-// Typed queries over oauth_grants and oauth_access_tokens: one grant per approval, its rotating refresh token and its access tokens (hashes only).
+// Typed queries over oauth_grants and oauth_access_tokens: one grant per approval and its access tokens (hashes only; refresh tokens: oauth-refresh-tokens.ts).
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 
@@ -10,8 +10,6 @@ const GrantRowSchema = z.object({
   client_kind: z.enum(["static", "registered", "cimd"]),
   scope: z.string(),
   resource: z.string(),
-  refresh_hash: z.string(),
-  previous_refresh_hash: z.string().nullable(),
   refresh_expires_at: z.number(),
   created_at: z.number(),
   last_used_at: z.number().nullable(),
@@ -23,8 +21,6 @@ export interface Grant {
   clientKind: ClientKind;
   scope: string;
   resource: string;
-  refreshHash: string;
-  previousRefreshHash: string | null;
   refreshExpiresAt: number;
   createdAt: number;
   lastUsedAt: number | null;
@@ -38,8 +34,6 @@ function toGrant(row: unknown): Grant {
     clientKind: r.client_kind,
     scope: r.scope,
     resource: r.resource,
-    refreshHash: r.refresh_hash,
-    previousRefreshHash: r.previous_refresh_hash,
     refreshExpiresAt: r.refresh_expires_at,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
@@ -56,6 +50,8 @@ export interface AccessTokenRecord {
   expiresAt: number;
   /** For registered and metadata-document clients: the client still exists (not revoked). */
   clientKnown: boolean;
+  /** For registered and metadata-document clients: the identity of the app (oauth_clients.principal; its client_id when unset). */
+  clientPrincipal: string | null;
 }
 
 const AccessRowSchema = z.object({
@@ -65,7 +61,7 @@ const AccessRowSchema = z.object({
   scope: z.string(),
   resource: z.string(),
   expires_at: z.number(),
-  client_known: z.number(),
+  client_principal: z.string().nullable(),
 });
 
 export interface ClientUsage {
@@ -76,24 +72,22 @@ export interface ClientUsage {
 
 export class OAuthGrantStore {
   private readonly accessStmt;
-  private readonly byRefreshStmt;
   private readonly touchStmt;
 
   constructor(private readonly db: Database) {
     this.accessStmt = db.query(
       `SELECT a.grant_id, a.expires_at, g.client_id, g.client_kind, g.scope, g.resource,
-              EXISTS (SELECT 1 FROM oauth_clients c WHERE c.client_id = g.client_id) AS client_known
+              (SELECT COALESCE(c.principal, c.client_id) FROM oauth_clients c WHERE c.client_id = g.client_id) AS client_principal
        FROM oauth_access_tokens a JOIN oauth_grants g ON g.id = a.grant_id WHERE a.token_hash = ?`,
     );
-    this.byRefreshStmt = db.query("SELECT * FROM oauth_grants WHERE refresh_hash = ?1 OR previous_refresh_hash = ?1");
     this.touchStmt = db.query("UPDATE oauth_grants SET last_used_at = ? WHERE id = ?");
   }
 
-  insert(grant: Omit<Grant, "lastUsedAt" | "previousRefreshHash">): void {
+  insert(grant: Omit<Grant, "lastUsedAt">): void {
     this.db
       .query(
-        `INSERT INTO oauth_grants (id, client_id, client_kind, scope, resource, refresh_hash, refresh_expires_at, created_at, last_used_at)
-         VALUES ($id, $clientId, $clientKind, $scope, $resource, $refreshHash, $refreshExpiresAt, $createdAt, $createdAt)`,
+        `INSERT INTO oauth_grants (id, client_id, client_kind, scope, resource, refresh_expires_at, created_at, last_used_at)
+         VALUES ($id, $clientId, $clientKind, $scope, $resource, $refreshExpiresAt, $createdAt, $createdAt)`,
       )
       .run({
         id: grant.id,
@@ -101,7 +95,6 @@ export class OAuthGrantStore {
         clientKind: grant.clientKind,
         scope: grant.scope,
         resource: grant.resource,
-        refreshHash: grant.refreshHash,
         refreshExpiresAt: grant.refreshExpiresAt,
         createdAt: grant.createdAt,
       });
@@ -112,25 +105,9 @@ export class OAuthGrantStore {
     return row ? toGrant(row) : null;
   }
 
-  /** The grant whose current or previous refresh token has this hash. */
-  findByRefreshHash(refreshHash: string): Grant | null {
-    const row = this.byRefreshStmt.get(refreshHash);
-    return row ? toGrant(row) : null;
-  }
-
-  /**
-   * Rotation: the presented token becomes "previous" (still accepted), a new one becomes current, the lifetime slides.
-   * Guarded on the presented token still belonging to the grant; false when a concurrent revoke or rotation won.
-   */
-  rotate(grantId: string, presentedHash: string, nextHash: string, refreshExpiresAt: number, at: number): boolean {
-    return (
-      this.db
-        .query(
-          `UPDATE oauth_grants SET refresh_hash = ?1, previous_refresh_hash = ?2, refresh_expires_at = ?3, last_used_at = ?4
-           WHERE id = ?5 AND (refresh_hash = ?2 OR previous_refresh_hash = ?2)`,
-        )
-        .run(nextHash, presentedHash, refreshExpiresAt, at, grantId).changes === 1
-    );
+  /** A refresh slides the grant's refresh lifetime, so an active connector never expires. */
+  slide(grantId: string, refreshExpiresAt: number, at: number): void {
+    this.db.query("UPDATE oauth_grants SET refresh_expires_at = ?, last_used_at = ? WHERE id = ?").run(refreshExpiresAt, at, grantId);
   }
 
   touch(grantId: string, at: number): void {
@@ -161,7 +138,8 @@ export class OAuthGrantStore {
       scope: r.scope,
       resource: r.resource,
       expiresAt: r.expires_at,
-      clientKnown: r.client_known === 1,
+      clientKnown: r.client_principal !== null,
+      clientPrincipal: r.client_principal,
     };
   }
 

@@ -27,6 +27,21 @@ export class OAuthLimitStore {
     this.db.query("DELETE FROM oauth_limits WHERE bucket = ?").run(bucket);
   }
 
+  /** Deletes `family` and every `family:<key>` bucket (e.g. all consent counters, global and per address). */
+  deleteFamily(family: string): void {
+    this.db.query("DELETE FROM oauth_limits WHERE bucket = ?1 OR substr(bucket, 1, length(?1) + 1) = ?1 || ':'").run(family);
+  }
+
+  /** The windows of every `family:<key>` bucket (not the global one), keyed by bucket name. */
+  members(family: string): Map<string, LimitWindow> {
+    const rows = this.db
+      .query<{ bucket: string; window_start: number; count: number }, [string]>(
+        "SELECT bucket, window_start, count FROM oauth_limits WHERE substr(bucket, 1, length(?1) + 1) = ?1 || ':'",
+      )
+      .all(family);
+    return new Map(rows.map((r) => [r.bucket, { windowStart: r.window_start, count: r.count }]));
+  }
+
   deleteOlderThan(before: number): number {
     return this.db.query("DELETE FROM oauth_limits WHERE window_start < ?").run(before).changes;
   }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
+import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
 import { freePort, makeHome, removeHome, runCli, startTestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
@@ -248,11 +248,17 @@ describe("doctor reads cleanly", () => {
     const env = { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
     expect((await runCli(["set-password"], { home: h, env, stdin: "correct horse battery\n" })).code).toBe(0);
     const store = openStore(join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
-    store.oauth.limits.put(CONSENT_BUCKET, { windowStart: Date.now(), count: LIMITS.consent.limit });
+    // One address locked out: named as such, approvals from elsewhere still work.
+    store.oauth.limits.put(addressBucket(CONSENT_BUCKET, "203.0.113.7"), { windowStart: Date.now(), count: LIMITS.consentPerAddress.limit });
+    const one = await runCli(["doctor"], { home: h, env });
+    expect(one.stdout).toContain("⚠ 1 address(es) locked out of approvals for up to 15 more minute(s) after 5 wrong passwords — approvals from other addresses work");
+    expect(one.stdout).toContain("run `hermes-mcp set-password` (a new password lifts every lock)");
+    // The global ceiling reached: approvals are locked for everyone.
+    store.oauth.limits.put(CONSENT_BUCKET, { windowStart: Date.now(), count: LIMITS.consentGlobal.limit });
     store.close();
     const result = await runCli(["doctor"], { home: h, env });
-    expect(result.stdout).toContain("⚠ approvals of new apps are locked for 15 more minute(s) after 5 wrong passwords — apps already connected keep working");
-    expect(result.stdout).toContain("fix: wait it out, or run `hermes-mcp set-password` (a new password lifts the lock)");
+    expect(result.stdout).toContain("⚠ approvals of new apps are locked everywhere for 60 more minute(s) after 30 wrong passwords within an hour — apps already connected keep working");
+    expect(result.stdout).toContain("fix: wait it out, or run `hermes-mcp set-password` (a new password lifts every lock)");
   });
 
   test("piped: no colour codes in doctor or --help", async () => {

@@ -22,6 +22,8 @@ beforeAll(async () => {
       switch (path) {
         case "/client.json":
           return doc({ client_id: self, client_name: "Metadata App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }, { "Cache-Control": "max-age=600" });
+        case "/fresh.json":
+          return doc({ client_id: self, client_name: "Fresh App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" });
         case "/mismatch.json":
           return doc({ client_id: "https://claude.ai/oauth/mcp-oauth-client-metadata", redirect_uris: [CALLBACK] });
         case "/secret.json":
@@ -44,6 +46,16 @@ afterAll(async () => {
   await world.close();
   docs.stop(true);
 });
+
+/** The first log line matching `wanted`, waiting a little for the daemon's output to arrive ("" if it never does). */
+async function logLine(w: OAuthWorld, wanted: (line: string) => boolean): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const line = w.daemon.logs().split("\n").find(wanted);
+    if (line) return line;
+    await Bun.sleep(20);
+  }
+  return "";
+}
 
 const params = (clientId: string, challenge: string, redirectUri = CALLBACK) => ({
   response_type: "code",
@@ -80,11 +92,12 @@ describe("a metadata-document client", () => {
     expect(listed.stdout).toContain("cimd");
   });
 
-  test("refusals: a redirect it does not list, a document naming another client_id, a secret method, a dangerous URI, a redirect, oversize, 404", async () => {
+  test("refusals: a redirect it does not list; a document naming another client_id, a secret method, a dangerous URI, a redirect, oversize, 404 — one page for all, the reason in the log", async () => {
     const challenge = pkce().challenge;
     const unlisted = await authorize(world.url, params(`${docBase}/client.json`, challenge, "http://127.0.0.1:47123/other"));
     expect(unlisted.status).toBe(400);
     expect(unlisted.headers.get("location")).toBeNull();
+    const bodies = new Set<string>();
     for (const [path, words] of [
       ["/mismatch.json", "different client_id"],
       ["/secret.json", "not supported"],
@@ -96,8 +109,28 @@ describe("a metadata-document client", () => {
       const response = await authorize(world.url, params(`${docBase}${path}`, challenge));
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
-      expect(await response.text()).toContain(words);
+      const body = await response.text();
+      expect(body).toContain("client metadata document could not be used");
+      bodies.add(body);
+      // The owner still learns why, from the log.
+      expect(await logLine(world, (line) => line.includes("client metadata document refused") && line.includes(path))).toContain(words);
     }
+    // /authorize is no oracle: every failure reads the same.
+    expect(bodies.size).toBe(1);
+  });
+});
+
+describe("a metadata-document client and open redirects (RFC 9700 §4.11.2)", () => {
+  test("never approved: a bad request is a page here; approved once: it is redirected to the app with the error", async () => {
+    const clientId = `${docBase}/fresh.json`;
+    const plain = () => authorize(world.url, { ...params(clientId, pkce().challenge), code_challenge_method: "plain" });
+    const before = await plain();
+    expect(before.status).toBe(400);
+    expect(before.headers.get("location")).toBeNull();
+    expect((await submitConsent(world.url, await consentPage(world.url, params(clientId, pkce().challenge)), PASSWORD, "approve")).status).toBe(303);
+    const after = await plain();
+    expect(after.status).toBe(302);
+    expect(redirectParams(after).params.get("error")).toBe("invalid_request");
   });
 });
 
@@ -110,8 +143,9 @@ describe("SSRF guard without the test switch", () => {
       for (const clientId of [`https://localhost:${docs.port}/client.json`, `https://127.0.0.1:${docs.port}/client.json`, "https://[::1]/client.json", "https://10.0.0.1/client.json", "https://169.254.169.254/latest/meta-data"]) {
         const response = await authorize(strict.url, params(clientId, challenge));
         expect(response.status).toBe(400);
-        expect(await response.text()).toContain("private or loopback");
+        expect(await response.text()).toContain("client metadata document could not be used");
       }
+      expect(await logLine(strict, (line) => line.includes("169.254.169.254"))).toContain("private or loopback");
       const http = await authorize(strict.url, params(`${docBase}/client.json`, challenge));
       expect(http.status).toBe(400);
       expect(await http.text()).toContain("not known");

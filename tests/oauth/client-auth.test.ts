@@ -106,6 +106,8 @@ describe("authenticateClient", () => {
       createdAt: 0,
       lastUsedAt: null,
       cachedUntil: null,
+      principal: "hmcp_client_x",
+      approvedAt: null,
     };
     return { id: record.clientId, kind: "registered", name: record.name, redirectUris: record.redirectUris, confidential: secretHash !== null, record };
   };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { contrast } from "../support/contrast.ts";
-import { authorizeUrl, mcpStatus, PASSWORD, pkce, registerOk, setPassword, startOAuthWorld, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import { authorizeUrl, consentPage, mcpStatus, PASSWORD, pkce, registerOk, setPassword, startOAuthWorld, submitConsent, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
@@ -108,9 +108,21 @@ describe.skipIf(!runs)("the consent page in Chromium", () => {
   );
 
   test(
-    "Deny lands on the app with error=access_denied, without a password",
+    "Deny on a never-approved app stays on this host (RFC 9700 §4.11.2); on an app approved before it lands on the app with error=access_denied",
     async () => {
+      const fresh = await consentFor("Unknown App", "st-deny-new");
+      const first = await browser.newPage();
+      await first.goto(fresh.url);
+      await Promise.all([first.waitForLoadState("load"), first.click("button[value=deny]")]);
+      expect(new URL(first.url()).origin).toBe(world.url);
+      expect(await first.textContent("body")).toContain("denied");
+      expect(callback.hits.filter((hit) => hit.get("state") === "st-deny-new")).toHaveLength(0);
+      await first.close();
+
       const flow = await consentFor("Denied App", "st-deny");
+      // Approved once over HTTP, the app's redirect URI is trusted from then on.
+      const approved = await consentPage(world.url, Object.fromEntries(new URL(flow.url).searchParams));
+      expect((await submitConsent(world.url, approved, PASSWORD, "approve")).status).toBe(303);
       const page = await browser.newPage();
       await page.goto(flow.url);
       await Promise.all([page.waitForURL(`${callback.url}?**`), page.click("button[value=deny]")]);

@@ -78,7 +78,7 @@ describe("Cursor-style public client", () => {
 });
 
 describe("consent page decisions", () => {
-  test("a wrong password shows the page again with an error and no redirect; Deny redirects with access_denied", async () => {
+  test("a wrong password shows the page again with an error and no redirect; Deny redirects with access_denied only once the app was ever approved", async () => {
     const client = await register({ client_name: "Inspector", redirect_uris: ["http://localhost:6274/oauth/callback"], token_endpoint_auth_method: "none" });
     const pair = pkce();
     const form = await consentPage(world.url, authParams(client.client_id, "http://localhost:6274/oauth/callback", pair.challenge));
@@ -87,7 +87,16 @@ describe("consent page decisions", () => {
     expect(wrong.headers.get("location")).toBeNull();
     expect(await wrong.text()).toContain("Wrong password");
 
-    const denied = await submitConsent(world.url, form, "", "deny");
+    // Never approved: Deny is a page, not a redirect to wherever a stranger registered (RFC 9700 §4.11.2).
+    const deniedFirst = await submitConsent(world.url, form, "", "deny");
+    expect(deniedFirst.status).toBe(200);
+    expect(deniedFirst.headers.get("location")).toBeNull();
+    expect(await deniedFirst.text()).toContain("You denied this app");
+
+    // Approved once, the app hears about a later denial at its callback.
+    expect((await submitConsent(world.url, form, PASSWORD, "approve")).status).toBe(303);
+    const again = await consentPage(world.url, authParams(client.client_id, "http://localhost:6274/oauth/callback", pkce().challenge));
+    const denied = await submitConsent(world.url, again, "", "deny");
     expect(denied.status).toBe(303);
     const { params } = redirectParams(denied);
     expect(params.get("error")).toBe("access_denied");

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CONSENT_BUCKET, Limiter, LIMITS, type LimitRule } from "../../src/oauth/limits.ts";
+import { addressBuckets, CONSENT_BUCKET, Limiter, LIMITS, type LimitRule, REGISTRATION_BUCKET } from "../../src/oauth/limits.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 
 const RULE: LimitRule = { limit: 3, windowMs: 60_000 };
@@ -112,17 +112,43 @@ describe("Limiter", () => {
 });
 
 describe("LIMITS", () => {
-  test("consent passwords lock after 5 wrong tries for 15 minutes", () => {
+  test("consent passwords lock one address after 5 wrong tries for 15 minutes; the global ceiling is 30 an hour", () => {
     const { limiter } = world();
-    for (let i = 0; i < 4; i++) expect(limiter.hit(CONSENT_BUCKET, LIMITS.consent)).toBeNull();
-    expect(limiter.hit(CONSENT_BUCKET, LIMITS.consent)).toBe(15 * 60);
+    for (let i = 0; i < 4; i++) expect(limiter.hit(`${CONSENT_BUCKET}:a`, LIMITS.consentPerAddress)).toBeNull();
+    expect(limiter.hit(`${CONSENT_BUCKET}:a`, LIMITS.consentPerAddress)).toBe(15 * 60);
+    for (let i = 0; i < 29; i++) expect(limiter.hit(CONSENT_BUCKET, LIMITS.consentGlobal)).toBeNull();
+    expect(limiter.hit(CONSENT_BUCKET, LIMITS.consentGlobal)).toBe(60 * 60);
   });
 
-  test("client authentication locks after 10 failures for 10 minutes, registration after 20", () => {
+  test("client authentication locks after 10 failures for 10 minutes; registration after 20 per address, 200 overall an hour", () => {
     const { limiter } = world();
     for (let i = 0; i < 9; i++) expect(limiter.hit("client-auth:x", LIMITS.clientAuth)).toBeNull();
     expect(limiter.hit("client-auth:x", LIMITS.clientAuth)).toBe(10 * 60);
-    for (let i = 0; i < 19; i++) expect(limiter.hit("registration", LIMITS.registration)).toBeNull();
-    expect(limiter.hit("registration", LIMITS.registration)).toBe(10 * 60);
+    for (let i = 0; i < 19; i++) expect(limiter.hit(`${REGISTRATION_BUCKET}:a`, LIMITS.registrationPerAddress)).toBeNull();
+    expect(limiter.hit(`${REGISTRATION_BUCKET}:a`, LIMITS.registrationPerAddress)).toBe(10 * 60);
+    for (let i = 0; i < 199; i++) expect(limiter.hit(REGISTRATION_BUCKET, LIMITS.registrationGlobal)).toBeNull();
+    expect(limiter.hit(REGISTRATION_BUCKET, LIMITS.registrationGlobal)).toBe(60 * 60);
+  });
+
+  test("one address, however it times its tries, can never reach a global ceiling within the global window", () => {
+    // The most a per-address budget yields within one global window (a window overlaps ⌈global/perAddress⌉ + 1 of them).
+    for (const [perAddress, global] of [
+      [LIMITS.consentPerAddress, LIMITS.consentGlobal],
+      [LIMITS.registrationPerAddress, LIMITS.registrationGlobal],
+    ] as const) {
+      const windows = Math.ceil(global.windowMs / perAddress.windowMs) + 1;
+      expect(perAddress.limit * windows).toBeLessThan(global.limit);
+    }
+  });
+
+  test("several buckets at once: the longest wait wins, and every bucket counts the event", () => {
+    const { limiter } = world();
+    const buckets = addressBuckets("f", "a", RULE, { limit: 5, windowMs: 120_000 });
+    expect(limiter.hitAll(buckets)).toBeNull();
+    expect(limiter.hitAll(buckets)).toBeNull();
+    expect(limiter.hitAll(buckets)).toBe(60);
+    expect(limiter.retryAfterAny(addressBuckets("f", "b", RULE, { limit: 5, windowMs: 120_000 }))).toBeNull();
+    expect(limiter.hitAll(addressBuckets("f", "b", RULE, { limit: 5, windowMs: 120_000 }))).toBeNull();
+    expect(limiter.hitAll(addressBuckets("f", "c", RULE, { limit: 5, windowMs: 120_000 }))).toBe(120);
   });
 });

@@ -1,4 +1,4 @@
-// /token and /revoke: client authentication, wrong verifier, code replay revoking what it issued, refresh rotation with one-step grace, audiences.
+// /token and /revoke: client authentication, wrong verifier, code replay revoking what it issued, refresh rotation (one grace use, reuse revokes), audiences.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   CLAUDE_CALLBACK,
@@ -119,8 +119,17 @@ describe("authorization codes", () => {
   });
 });
 
-describe("refresh tokens: rotation with one-step grace, sliding lifetime", () => {
-  test("the previous refresh token works until its successor is first used; then it is refused", async () => {
+/** Waits a little for the daemon's output to include `text` (its log arrives asynchronously); false if it never does. */
+async function logged(text: string): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (world.daemon.logs().includes(text)) return true;
+    await Bun.sleep(20);
+  }
+  return false;
+}
+
+describe("refresh tokens: rotation, one grace use, reuse revokes the grant (RFC 9700 §4.14.2)", () => {
+  test("the race: Claude's backend and proxy both present r1; whichever new token the client keeps works, and access tokens live on", async () => {
     const t0 = await staticTokens(world);
     const r1 = t0.refresh_token;
     const a = await refreshWith(world, r1);
@@ -132,24 +141,60 @@ describe("refresh tokens: rotation with one-step grace, sliding lifetime", () =>
     const twin = await refreshWith(world, r1);
     expect(twin.status).toBe(200);
     const r3 = twin.body.refresh_token as string;
-    // The newest token is used: r1 is now superseded.
+    // The client kept the twin's token: it works, and keeps working down the chain.
     const b = await refreshWith(world, r3);
     expect(b.status).toBe(200);
-    const superseded = await refreshWith(world, r1);
-    expect(superseded.status).toBe(400);
-    expect(superseded.body.error).toBe("invalid_grant");
-    // r2 lost the race when r1 was reused: refused too. r3 is the grace token now.
-    expect((await refreshWith(world, r2)).body.error).toBe("invalid_grant");
-    expect((await refreshWith(world, r3)).status).toBe(200);
-    // Access tokens from every step still work until they expire.
+    expect((await refreshWith(world, b.body.refresh_token as string)).status).toBe(200);
     expect(await mcpStatus(world.url, a.body.access_token as string)).toBe(200);
+    expect(await mcpStatus(world.url, t0.access_token)).toBe(200);
   });
 
-  test("plain chain: r1 → r2 → r3, then r1 is refused", async () => {
+  test("the race, the other way: the client kept the first answer's token, and it works", async () => {
     const { refresh_token: r1 } = await staticTokens(world);
     const r2 = (await refreshWith(world, r1)).body.refresh_token as string;
-    expect((await refreshWith(world, r2)).status).toBe(200);
-    expect((await refreshWith(world, r1)).body.error).toBe("invalid_grant");
+    expect((await refreshWith(world, r1)).status).toBe(200);
+    const c = await refreshWith(world, r2);
+    expect(c.status).toBe(200);
+    expect(await mcpStatus(world.url, c.body.access_token as string)).toBe(200);
+  });
+
+  test("the grace exchange works exactly once: a third presentation of r1 revokes the grant and its access tokens", async () => {
+    const t0 = await staticTokens(world);
+    const r1 = t0.refresh_token;
+    const a = await refreshWith(world, r1);
+    const twin = await refreshWith(world, r1);
+    expect(twin.status).toBe(200);
+    const again = await refreshWith(world, r1);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe("invalid_grant");
+    expect(String(again.body.error_description)).toContain("revoked");
+    for (const token of [t0.access_token, a.body.access_token, twin.body.access_token]) expect(await mcpStatus(world.url, token as string)).toBe(401);
+    for (const token of [a.body.refresh_token, twin.body.refresh_token]) expect((await refreshWith(world, token as string)).body.error).toBe("invalid_grant");
+  });
+
+  test("reuse after rotation (r1 → r2 → r3, then r1 again) revokes the whole grant, with a WARNING naming the client", async () => {
+    const t0 = await staticTokens(world);
+    const r2answer = await refreshWith(world, t0.refresh_token);
+    const r3answer = await refreshWith(world, r2answer.body.refresh_token as string);
+    expect(r3answer.status).toBe(200);
+    expect(await mcpStatus(world.url, r3answer.body.access_token as string)).toBe(200);
+    // A thief presents the stolen r1 (superseded twice over).
+    const stolen = await refreshWith(world, t0.refresh_token);
+    expect(stolen.body.error).toBe("invalid_grant");
+    // The real connector's tokens are dead too: the owner has to sign in again, and the thief holds nothing.
+    expect(await mcpStatus(world.url, r3answer.body.access_token as string)).toBe(401);
+    expect(await mcpStatus(world.url, t0.access_token)).toBe(401);
+    expect((await refreshWith(world, r3answer.body.refresh_token as string)).body.error).toBe("invalid_grant");
+    expect(await logged(`WARNING oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked client_id=${STATIC_ID}`)).toBe(true);
+  });
+
+  test("a spent token presented by another client revokes nothing", async () => {
+    const t0 = await staticTokens(world);
+    const r2 = (await refreshWith(world, t0.refresh_token)).body.refresh_token as string;
+    const r3 = await refreshWith(world, r2);
+    const foreign = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: t0.refresh_token, client_id: "hmcp_client_someone_else" });
+    expect(foreign.status).not.toBe(200);
+    expect(await mcpStatus(world.url, r3.body.access_token as string)).toBe(200);
   });
 
   test("a foreign resource on refresh is invalid_target; asking for other scopes still grants hermes", async () => {

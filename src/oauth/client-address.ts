@@ -1,0 +1,69 @@
+// Who is asking, for per-address abuse limits: the TCP peer, or — only behind a loopback proxy or tunnel — the address it forwards.
+import { isIP } from "node:net";
+
+/** IPv4-mapped IPv6 peers (::ffff:a.b.c.d) are their IPv4 address; zone ids are dropped. */
+function normalise(ip: string): string | null {
+  const bare = ip.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  const address = mapped ? (mapped[1] as string) : bare;
+  return isIP(address) === 0 ? null : address.toLowerCase();
+}
+
+function isLoopback(ip: string): boolean {
+  return ip === "::1" || (isIP(ip) === 4 && ip.startsWith("127."));
+}
+
+/**
+ * The source address of a request. A direct (non-loopback) peer is the answer and its headers are ignored: anyone
+ * can send them. A loopback peer is a local proxy or tunnel (cloudflared, Caddy…), so its CF-Connecting-IP is
+ * trusted, then the last X-Forwarded-For hop (the one the proxy appended; earlier hops are the client's own claims).
+ * Malformed headers are ignored. "unknown" when there is no peer at all (in-process requests).
+ */
+export function clientAddress(peer: string | null | undefined, headers: Headers): string {
+  const direct = peer ? normalise(peer) : null;
+  if (direct === null) return "unknown";
+  if (!isLoopback(direct)) return direct;
+  const cf = headers.get("cf-connecting-ip");
+  const fromCf = cf ? normalise(cf) : null;
+  if (fromCf) return fromCf;
+  const lastHop = headers.get("x-forwarded-for")?.split(",").at(-1);
+  const fromXff = lastHop ? normalise(lastHop) : null;
+  return fromXff ?? direct;
+}
+
+/** The eight 16-bit groups of an IPv6 address (with an embedded IPv4 tail converted), or null. */
+function ipv6Groups(ip: string): number[] | null {
+  const halves = ip.split("::");
+  if (halves.length > 2) return null;
+  const parse = (part: string | undefined): number[] | null => {
+    if (!part) return [];
+    const groups: number[] = [];
+    for (const piece of part.split(":")) {
+      if (piece.includes(".")) {
+        const octets = piece.split(".").map(Number);
+        groups.push(((octets[0] ?? 0) << 8) | (octets[1] ?? 0), ((octets[2] ?? 0) << 8) | (octets[3] ?? 0));
+      } else groups.push(Number.parseInt(piece, 16));
+    }
+    return groups.some(Number.isNaN) ? null : groups;
+  };
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  if (!head || !tail) return null;
+  const zeros = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const groups = [...head, ...new Array<number>(Math.max(0, zeros)).fill(0), ...tail];
+  return groups.length === 8 ? groups : null;
+}
+
+/**
+ * The key an address is counted under: an IPv4 address itself; for IPv6 its /64, since one subscriber is routinely
+ * given a whole /64 and could otherwise rotate through addresses to escape per-address limits.
+ */
+export function addressKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
+}
