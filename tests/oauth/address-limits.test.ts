@@ -43,7 +43,7 @@ describe("one attacking address", () => {
     const locked = await submitConsent(world.url, form, PASSWORD, "approve", ATTACKER);
     expect(locked.status).toBe(429);
     const text = await locked.text();
-    expect(text).toContain("run hermes-mcp set-password on the machine where hermes-mcp runs");
+    expect(text).toContain("run <code>hermes-mcp set-password</code> on the machine where hermes-mcp runs");
     expect(text).not.toContain("`");
 
     expect((await submitConsent(world.url, await consentPage(world.url, request(other.client_id)), PASSWORD, "approve", OWNER)).status).toBe(303);
