@@ -56,16 +56,16 @@ describe("JobService", () => {
   test("a job runs, stores the answer (not the prompt), and threads the gateway's session id", async () => {
     const { jobs, gateway, store } = setup();
     const job = ask(jobs, "secret prompt", "trip");
-    expect(jobs.view(job.id).status).toBe("running");
+    expect(jobs.view(job.id, null).status).toBe("running");
     expect(gateway.calls[0]?.request.sessionId).toBeNull();
     gateway.calls[0]?.resolve({ text: "done", sessionId: "api-abc", finishReason: "stop" });
-    const ended = await jobs.waitForEnd(job.id, 1000);
+    const ended = await jobs.waitForEnd(job.id, null, 1000);
     expect(ended).toMatchObject({ status: "completed", result: "done", prompt_chars: 13 });
     expect(JSON.stringify(store.db.query("SELECT * FROM jobs").all())).not.toContain("secret prompt");
     const second = ask(jobs, "again", "trip");
     expect(gateway.calls[1]?.request.sessionId).toBe("api-abc");
     gateway.calls[1]?.resolve({ text: "ok", sessionId: "api-rotated", finishReason: "stop" });
-    await jobs.waitForEnd(second.id, 1000);
+    await jobs.waitForEnd(second.id, null, 1000);
     expect(store.sessions.get("pat:test", "trip")).toBe("api-rotated");
   });
 
@@ -73,7 +73,7 @@ describe("JobService", () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
     gateway.calls[0]?.reject(Object.assign(new GatewayError("incomplete", "Hermes run was incomplete (length) — partial answer kept"), { partialText: "half" }));
-    const ended = await jobs.waitForEnd(job.id, 1000);
+    const ended = await jobs.waitForEnd(job.id, null, 1000);
     expect(ended).toMatchObject({ status: "failed", partial: "half", end_reason: "incomplete" });
     expect(ended?.error).toContain("incomplete");
   });
@@ -83,13 +83,13 @@ describe("JobService", () => {
     const a = ask(jobs);
     const b = ask(jobs);
     const c = ask(jobs);
-    expect(jobs.view(b.id)).toMatchObject({ status: "pending", queue_position: 1 });
-    expect(jobs.view(c.id)).toMatchObject({ status: "pending", queue_position: 2 });
+    expect(jobs.view(b.id, null)).toMatchObject({ status: "pending", queue_position: 1 });
+    expect(jobs.view(c.id, null)).toMatchObject({ status: "pending", queue_position: 2 });
     expect(gateway.calls.length).toBe(1);
     gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(a.id, 1000);
-    expect(jobs.view(b.id).status).toBe("running");
-    expect(jobs.view(c.id).queue_position).toBe(1);
+    await jobs.waitForEnd(a.id, null, 1000);
+    expect(jobs.view(b.id, null).status).toBe("running");
+    expect(jobs.view(c.id, null).queue_position).toBe(1);
   });
 
   test("a full queue and a full store refuse new jobs with what to do", () => {
@@ -111,32 +111,32 @@ describe("JobService", () => {
   test("cancel aborts the running request and records why; cancelling again changes nothing", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
-    const view = jobs.stop(job.id, "cancelled");
+    const view = jobs.stop(job.id, "cancelled", null);
     expect(view.status).toBe("cancelled");
     expect(view.error).toContain("interrupt");
     expect(gateway.calls[0]?.aborted).toBe(true);
-    const again = jobs.stop(job.id, "cancelled");
+    const again = jobs.stop(job.id, "cancelled", null);
     expect(again.finished_at).toBe(view.finished_at);
     gateway.calls[0]?.resolve({ text: "too late", sessionId: null, finishReason: "stop" });
     await Bun.sleep(5);
-    expect(jobs.view(job.id).status).toBe("cancelled");
+    expect(jobs.view(job.id, null).status).toBe("cancelled");
   });
 
   test("a pending job cancelled never reaches the gateway", async () => {
     const { jobs, gateway } = setup({ maxConcurrent: 1 });
     const a = ask(jobs);
     const b = ask(jobs);
-    jobs.stop(b.id, "cancelled");
+    jobs.stop(b.id, "cancelled", null);
     gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(a.id, 1000);
+    await jobs.waitForEnd(a.id, null, 1000);
     expect(gateway.calls.length).toBe(1);
-    expect(jobs.view(b.id).status).toBe("cancelled");
+    expect(jobs.view(b.id, null).status).toBe("cancelled");
   });
 
   test("the deadline aborts the request and fails the job as a timeout", async () => {
     const { jobs, gateway } = setup({ requestMs: 50 });
     const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
-    const ended = await jobs.waitForEnd(job.id, 2000);
+    const ended = await jobs.waitForEnd(job.id, null, 2000);
     expect(ended).toMatchObject({ status: "failed", end_reason: "timeout" });
     expect(ended?.error).toContain("within 0 s");
     expect(gateway.calls[0]?.aborted).toBe(true);
@@ -147,24 +147,24 @@ describe("JobService", () => {
     const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
     jobs.promote(job.id);
     await Bun.sleep(150);
-    expect(jobs.view(job.id).status).toBe("running");
+    expect(jobs.view(job.id, null).status).toBe("running");
     gateway.calls[0]?.resolve({ text: "finally", sessionId: null, finishReason: "stop" });
-    expect(await jobs.waitForEnd(job.id, 1000)).toMatchObject({ status: "completed", mode: "async" });
+    expect(await jobs.waitForEnd(job.id, null, 1000)).toMatchObject({ status: "completed", mode: "async" });
   });
 
   test("reset clears everything, counted by status before the reset, and aborts active requests", async () => {
     const { jobs, gateway } = setup({ maxConcurrent: 1 });
     const done = ask(jobs);
     gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(done.id, 1000);
+    await jobs.waitForEnd(done.id, null, 1000);
     const running = ask(jobs);
     ask(jobs);
     ask(jobs);
-    const waiter = jobs.waitForEnd(running.id, 2000);
-    expect(jobs.reset()).toEqual({ cleared: 4, by_status: { completed: 1, running: 1, pending: 2 } });
+    const waiter = jobs.waitForEnd(running.id, null, 2000);
+    expect(jobs.reset("pat:test")).toEqual({ cleared: 4, by_status: { completed: 1, running: 1, pending: 2 } });
     expect(gateway.calls[1]?.aborted).toBe(true);
     expect((await waiter)?.status).toBe("cancelled");
-    expect(jobs.view(running.id).status).toBe("unknown");
+    expect(jobs.view(running.id, null).status).toBe("unknown");
     expect(gateway.calls.length).toBe(2);
   });
 
@@ -178,7 +178,7 @@ describe("JobService", () => {
     const onEvent = gateway.calls[0]?.request.onEvent;
     onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "news" });
     onEvent?.({ type: "text", delta: "abc" });
-    const progress = jobs.view(job.id).progress;
+    const progress = jobs.view(job.id, null).progress;
     expect(progress?.current_tool).toBe("🔎 web_search: news (running)");
     expect(progress?.answer_chars).toBe(3);
     expect(seen).toEqual(["🔎 web_search: news (running)"]);
@@ -187,8 +187,8 @@ describe("JobService", () => {
   test("waitForEnd returns the current state when time runs out", async () => {
     const { jobs } = setup();
     const job = ask(jobs);
-    expect((await jobs.waitForEnd(job.id, 20))?.status).toBe("running");
-    expect(await jobs.waitForEnd("nope", 20)).toBeNull();
+    expect((await jobs.waitForEnd(job.id, null, 20))?.status).toBe("running");
+    expect(await jobs.waitForEnd("nope", null, 20)).toBeNull();
   });
 
   test("shutdown interrupts active jobs and records it", async () => {
@@ -196,7 +196,7 @@ describe("JobService", () => {
     const job = ask(jobs);
     await jobs.shutdown(500);
     expect(gateway.calls[0]?.aborted).toBe(true);
-    expect(jobs.view(job.id)).toMatchObject({ status: "failed", end_reason: "shutdown" });
+    expect(jobs.view(job.id, null)).toMatchObject({ status: "failed", end_reason: "shutdown" });
     expect(() => ask(jobs)).toThrow(/shutting down/);
   });
 });
