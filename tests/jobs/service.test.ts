@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatRequest, ChatResult } from "../../src/gateway/client.ts";
 import { GatewayError } from "../../src/gateway/errors.ts";
+import { cancelJob as cancelStoredJob } from "../../src/jobs/admin.ts";
 import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
@@ -28,17 +29,27 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function setup(overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {}) {
+function setup(
+  overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; maxStoredTotal?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
-  const store: Store = openStore(join(dir, "db.sqlite"));
+  const path = join(dir, "db.sqlite");
+  const store: Store = openStore(path);
   const gateway = overrides.gateway === undefined ? new ScriptedGateway() : overrides.gateway;
   const jobs = new JobService({
     store,
     gateway,
     missingGatewayMessage: "HERMES_API_KEY is not set",
-    limits: { maxConcurrent: overrides.maxConcurrent ?? 2, maxQueued: overrides.maxQueued ?? 10, maxStored: overrides.maxStored ?? 100, retentionMs: 3_600_000 },
+    limits: {
+      maxConcurrent: overrides.maxConcurrent ?? 2,
+      maxQueued: overrides.maxQueued ?? 10,
+      maxStored: overrides.maxStored ?? 100,
+      maxStoredTotal: overrides.maxStoredTotal,
+      retentionMs: 3_600_000,
+    },
     timeouts: { requestMs: overrides.requestMs ?? 60_000, jobMs: overrides.jobMs ?? 120_000 },
     log: silentLogger,
+    outsideEndingsEveryMs: 20,
   });
   jobs.start();
   cleanups.push(() => {
@@ -46,7 +57,7 @@ function setup(overrides: { maxConcurrent?: number; maxQueued?: number; maxStore
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { store, gateway: gateway as ScriptedGateway, jobs };
+  return { store, path, gateway: gateway as ScriptedGateway, jobs };
 }
 
 const ask = (jobs: JobService, prompt = "hello", sessionLabel: string | null = null) =>
@@ -198,5 +209,97 @@ describe("JobService", () => {
     expect(gateway.calls[0]?.aborted).toBe(true);
     expect(jobs.view(job.id, null)).toMatchObject({ status: "failed", end_reason: "shutdown" });
     expect(() => ask(jobs)).toThrow(/shutting down/);
+  });
+});
+
+const askAs = (jobs: JobService, principal: string, prompt = "hello") => jobs.submit({ principal, prompt, sessionLabel: null, mode: "async" });
+
+describe("JobService: jobs belong to the principal that created them", () => {
+  test("another principal's job reads, cancels and waits exactly like an id that never existed — and keeps running", async () => {
+    const { jobs, gateway } = setup();
+    const mine = askAs(jobs, "alice");
+    const never = jobs.view("never-issued", "bob");
+    const asUnknown = (view: object) => ({ ...view, job_id: "never-issued" });
+    expect(asUnknown(jobs.view(mine.id, "bob"))).toEqual(never);
+    expect(asUnknown(jobs.stop(mine.id, "cancelled", "bob"))).toEqual(never);
+    expect(await jobs.waitForEnd(mine.id, "bob", 1000)).toBeNull();
+    expect(gateway.calls[0]?.aborted).toBe(false);
+    expect(jobs.view(mine.id, "alice").status).toBe("running");
+    expect(jobs.stop(mine.id, "cancelled", "alice").status).toBe("cancelled");
+    expect(gateway.calls[0]?.aborted).toBe(true);
+  });
+
+  test("reset clears and counts only the caller's jobs; another's running job keeps running", async () => {
+    const { jobs, gateway } = setup();
+    const alices = askAs(jobs, "alice");
+    const bobs = askAs(jobs, "bob");
+    gateway.calls[1]?.resolve({ text: "bob's", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(bobs.id, null, 1000);
+    expect(jobs.reset("bob")).toEqual({ cleared: 1, by_status: { completed: 1 } });
+    expect(gateway.calls[0]?.aborted).toBe(false);
+    expect(jobs.view(alices.id, "alice").status).toBe("running");
+    expect(jobs.view(bobs.id, null).status).toBe("unknown");
+  });
+
+  test("the stored-jobs cap is per principal; the global backstop still holds", () => {
+    const { jobs } = setup({ maxStored: 3, maxStoredTotal: 5, maxConcurrent: 10 });
+    for (let i = 0; i < 3; i++) askAs(jobs, "bob");
+    expect(() => askAs(jobs, "bob")).toThrow(/per-client limit.*hermes_reset/);
+    askAs(jobs, "alice");
+    askAs(jobs, "alice");
+    expect(() => askAs(jobs, "carol")).toThrow(/job store is full \(5 jobs across all clients\)/);
+  });
+});
+
+describe("JobService: every ending is written once and announced once", () => {
+  const endedCount = (jobs: JobService, id: string) => {
+    const seen: (string | undefined)[] = [];
+    jobs.subscribe(id, (event) => {
+      if (event.type === "ended") seen.push(event.job?.status);
+    });
+    return seen;
+  };
+
+  test("a cancel racing the gateway's answer: the cancel wins, one ended event", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    const seen = endedCount(jobs, job.id);
+    jobs.stop(job.id, "cancelled", null);
+    gateway.calls[0]?.resolve({ text: "late", sessionId: null, finishReason: "stop" });
+    await Bun.sleep(10);
+    jobs.stop(job.id, "cancelled", null);
+    expect(seen).toEqual(["cancelled"]);
+  });
+
+  test("a completion, a reset and a timeout each announce once", async () => {
+    const { jobs, gateway } = setup({ requestMs: 30 });
+    const done = ask(jobs);
+    const doneSeen = endedCount(jobs, done.id);
+    gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(done.id, null, 1000);
+    const cleared = ask(jobs);
+    const clearedSeen = endedCount(jobs, cleared.id);
+    jobs.reset("pat:test");
+    const slow = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
+    const slowSeen = endedCount(jobs, slow.id);
+    await jobs.waitForEnd(slow.id, null, 2000);
+    await Bun.sleep(20);
+    expect([doneSeen, clearedSeen, slowSeen]).toEqual([["completed"], ["cancelled"], ["failed"]]);
+  });
+
+  test("a job cancelled by another process (the owner's CLI) is interrupted at the gateway and announced", async () => {
+    const { jobs, gateway, path } = setup();
+    const job = ask(jobs);
+    const waiting = jobs.waitForEnd(job.id, "pat:test", 5000);
+    const cli = openStore(path);
+    try {
+      expect(cancelStoredJob(cli, job.id.slice(0, 8)).cancelled).toBe(true);
+    } finally {
+      cli.close();
+    }
+    expect(await waiting).toMatchObject({ status: "cancelled", end_reason: "owner_cancelled" });
+    expect(gateway.calls[0]?.aborted).toBe(true);
+    await Bun.sleep(10);
+    expect(jobs.activeCount).toBe(0);
   });
 });
