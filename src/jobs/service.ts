@@ -135,7 +135,7 @@ export class JobService {
       run: null,
       ended: false,
     });
-    this.options.log.info("job accepted", { job: id, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
+    this.options.log.info("job accepted", { job: id, client: request.principal, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
     if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
