@@ -1,21 +1,19 @@
-// Runs jobs end to end for their owners: admission, per-caller limits, the gateway turn, live progress, every kind of stop, endings written once, reaping, recovery.
+// Runs jobs end to end for their owners: admission, the gateway turn, live progress, every kind of stop, endings written and announced once, reaping, recovery.
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
 import { isActiveStatus, type JobRow } from "../store/jobs.ts";
+import { ensureRoom, type StoredJobCaps } from "./capacity.ts";
 import { describeStop, RESTART_ERROR, type StopReason } from "./endings.ts";
 import { JobEvents, type JobEvent, type JobListener } from "./events.ts";
 import { runTurn, type Ending, type GatewayPort } from "./gateway-turn.ts";
 import { ProgressTracker } from "./progress.ts";
 import { JobQueue } from "./queue.ts";
+import { JobRefusedError } from "./refusal.ts";
 import { jobView, unknownJobView, type JobView, type ResetSummary } from "./view.ts";
 
 export type { GatewayPort } from "./gateway-turn.ts";
 export type { JobEvent } from "./events.ts";
-
-/** A job could not be accepted; the message says why and what to do. */
-export class JobRefusedError extends Error {
-  override name = "JobRefusedError";
-}
+export { JobRefusedError };
 
 /**
  * Whose jobs a call may see and touch: a principal (a caller on /mcp sees only its own jobs), or null for the owner
@@ -68,7 +66,7 @@ export class JobService {
   private readonly live = new Map<string, LiveJob>();
   private readonly events: JobEvents;
   private readonly now: () => number;
-  private readonly maxStoredTotal: number;
+  private readonly caps: StoredJobCaps;
   private timers: ReturnType<typeof setInterval>[] = [];
   private seenDataVersion = 0;
   private closed = false;
@@ -77,7 +75,7 @@ export class JobService {
     this.queue = new JobQueue(options.limits.maxConcurrent, options.limits.maxQueued);
     this.now = options.now ?? Date.now;
     this.events = new JobEvents(options.log);
-    this.maxStoredTotal = options.limits.maxStoredTotal ?? options.limits.maxStored * 10;
+    this.caps = { perPrincipal: options.limits.maxStored, total: options.limits.maxStoredTotal ?? options.limits.maxStored * 10 };
   }
 
   /** Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, and starts the reaper and the outside-endings probe. */
@@ -103,7 +101,7 @@ export class JobService {
     if (this.closed) throw new JobRefusedError("hermes-mcp is shutting down; try again in a moment");
     if (!this.options.gateway) throw new JobRefusedError(this.options.missingGatewayMessage ?? "the Hermes gateway is not configured");
     const { store, limits } = this.options;
-    this.ensureRoom(request.principal);
+    ensureRoom(store.jobs, request.principal, this.caps, () => this.reap());
     const id = crypto.randomUUID();
     const admission = this.queue.offer(id);
     if (admission === "full") {
@@ -254,25 +252,6 @@ export class JobService {
       progress: live?.tracker?.snapshot(this.now()),
       queuePosition: row.status === "pending" ? this.queue.position(id) : null,
     });
-  }
-
-  private ensureRoom(principal: string): void {
-    const { store, limits } = this.options;
-    let counts = store.jobs.counts(principal);
-    if (counts.mine >= limits.maxStored || counts.total >= this.maxStoredTotal) {
-      this.reap();
-      counts = store.jobs.counts(principal);
-    }
-    if (counts.mine >= limits.maxStored) {
-      throw new JobRefusedError(
-        `you already have ${limits.maxStored} stored jobs (the per-client limit, HERMES_MCP_MAX_STORED_JOBS) — call hermes_reset to clear yours, or wait for finished jobs to expire`,
-      );
-    }
-    if (counts.total >= this.maxStoredTotal) {
-      throw new JobRefusedError(
-        `the job store is full (${this.maxStoredTotal} jobs across all clients) — wait for finished jobs to expire, or ask the owner to look with \`hermes-mcp jobs list\``,
-      );
-    }
   }
 
   /**
