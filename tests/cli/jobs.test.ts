@@ -1,6 +1,8 @@
 // `hermes-mcp jobs list|show|cancel`: the owner sees every client's jobs, reads answers only on request, and stops a running job from another process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
+import { join } from "node:path";
+import { openStore } from "../../src/store/index.ts";
 import { createToken, runCli } from "../support/daemon.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
 import { startWorld, type World } from "../support/world.ts";
@@ -91,5 +93,23 @@ describe("hermes-mcp jobs", () => {
     const again = await jobsCli("cancel", jobId);
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("already ended");
+  });
+
+  test("text a caller or Hermes chose cannot drive the owner's terminal: controls and bidi overrides are shown escaped", async () => {
+    // A row from before labels were checked, with a hostile label, error and answer.
+    const store = openStore(join(world.home, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
+    try {
+      store.jobs.insert({ id: "hostile-0001", principal: "pat:old", mode: "async", promptChars: 1, sessionLabel: "trip\u202Eevil\u001b[2J", createdAt: 1 });
+      store.jobs.finish("hostile-0001", { status: "completed", result: "line one\nline two\u001b]0;pwned\u0007", endReason: "completed", finishedAt: 2 });
+    } finally {
+      store.close();
+    }
+    const listed = await jobsCli("list", "--client", "pat:old");
+    const shown = await jobsCli("show", "hostile-0001", "--answer");
+    for (const out of [listed.stdout, shown.stdout]) {
+      expect(out).not.toMatch(/[\u001b\u0007\u202e]/);
+      expect(out).toContain("trip\\u{202e}evil\\u{1b}[2J");
+    }
+    expect(shown.stdout).toContain("line one\nline two\\u{1b}]0;pwned\\u{7}");
   });
 });
