@@ -14,6 +14,7 @@ const main = defineCommand({
     token: () => import("./token.ts").then((m) => m.default),
     "set-password": () => import("./set-password.ts").then((m) => m.default),
     clients: () => import("./clients.ts").then((m) => m.default),
+    jobs: () => import("./jobs.ts").then((m) => m.default),
   },
 });
 

@@ -1,39 +1,41 @@
-// Runs jobs end to end: admission, the streaming gateway call, live progress, every kind of stop, persistence, reaping, restart recovery.
-import type { ChatRequest, ChatResult, GatewayEvent } from "../gateway/client.ts";
-import { GatewayError } from "../gateway/errors.ts";
+// Runs jobs end to end for their owners: admission, the gateway turn, live progress, every kind of stop, endings written and announced once, reaping, recovery.
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
-import type { JobRow } from "../store/jobs.ts";
+import { isActiveStatus, type JobRow } from "../store/jobs.ts";
+import { ensureRoom, type StoredJobCaps } from "./capacity.ts";
 import { describeStop, RESTART_ERROR, type StopReason } from "./endings.ts";
-import { ProgressTracker, type ToolEvent } from "./progress.ts";
+import { JobEvents, type JobEvent, type JobListener } from "./events.ts";
+import { runTurn, type Ending, type GatewayPort } from "./gateway-turn.ts";
+import { ProgressTracker } from "./progress.ts";
 import { JobQueue } from "./queue.ts";
-import { jobView, unknownJobView, type JobView } from "./view.ts";
+import { JobRefusedError } from "./refusal.ts";
+import { jobView, unknownJobView, type JobView, type ResetSummary } from "./view.ts";
 
-/** What the job runner needs from the gateway client (GatewayClient satisfies it; tests may pass a stand-in). */
-export interface GatewayPort {
-  chat(request: ChatRequest): Promise<ChatResult>;
-}
+export type { GatewayPort } from "./gateway-turn.ts";
+export type { JobEvent } from "./events.ts";
+export { JobRefusedError };
 
-export type JobEvent =
-  | { type: "started" }
-  | { type: "tool"; line: string; event: ToolEvent }
-  | { type: "retry"; note: string }
-  | { type: "ended"; job: JobRow };
-
-/** A job could not be accepted; the message says why and what to do. */
-export class JobRefusedError extends Error {
-  override name = "JobRefusedError";
-}
+/**
+ * Whose jobs a call may see and touch: a principal (a caller on /mcp sees only its own jobs), or null for the owner
+ * at the machine and the daemon itself.
+ */
+export type Owner = string | null;
 
 export interface JobServiceOptions {
   store: Store;
   gateway: GatewayPort | null;
   /** Said when `gateway` is null (no HERMES_API_KEY). */
   missingGatewayMessage?: string;
-  limits: { maxConcurrent: number; maxQueued: number; maxStored: number; retentionMs: number };
+  /**
+   * `maxStored` is per principal (one caller filling the store never refuses another); `maxStoredTotal` is the
+   * backstop for all callers together (default 10 × `maxStored`).
+   */
+  limits: { maxConcurrent: number; maxQueued: number; maxStored: number; maxStoredTotal?: number; retentionMs: number };
   timeouts: { requestMs: number; jobMs: number };
   log: Logger;
   now?: () => number;
+  /** How often to look for jobs another process ended (`hermes-mcp jobs cancel`); a cheap probe, default 500 ms. */
+  outsideEndingsEveryMs?: number;
 }
 
 export interface SubmitRequest {
@@ -53,29 +55,38 @@ interface LiveJob {
   startedAt: number | null;
   deadline: ReturnType<typeof setTimeout> | null;
   run: Promise<void> | null;
+  /** Set by finish(): "ended" has been announced. */
+  ended: boolean;
 }
+
+const INTERNAL_ENDING: Ending = { status: "failed", error: "internal error in hermes-mcp; see its log", endReason: "internal" };
 
 export class JobService {
   private readonly queue: JobQueue;
   private readonly live = new Map<string, LiveJob>();
-  private readonly listeners = new Map<string, Set<(event: JobEvent) => void>>();
+  private readonly events: JobEvents;
   private readonly now: () => number;
-  private reaper: ReturnType<typeof setInterval> | null = null;
+  private readonly caps: StoredJobCaps;
+  private timers: ReturnType<typeof setInterval>[] = [];
+  private seenDataVersion = 0;
   private closed = false;
 
   constructor(private readonly options: JobServiceOptions) {
     this.queue = new JobQueue(options.limits.maxConcurrent, options.limits.maxQueued);
     this.now = options.now ?? Date.now;
+    this.events = new JobEvents(options.log);
+    this.caps = { perPrincipal: options.limits.maxStored, total: options.limits.maxStoredTotal ?? options.limits.maxStored * 10 };
   }
 
-  /** Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, and starts the reaper. */
+  /** Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, and starts the reaper and the outside-endings probe. */
   start(): { recovered: string[]; reaped: number } {
     const recovered = this.options.store.jobs.failAbandoned(this.now(), RESTART_ERROR);
     if (recovered.length > 0) this.options.log.warn("jobs interrupted by a restart marked failed", { count: recovered.length, jobs: recovered.join(",") });
     const reaped = this.reap();
+    this.seenDataVersion = this.options.store.dataVersion();
     const every = Math.min(10 * 60_000, Math.max(1000, this.options.limits.retentionMs / 24));
-    this.reaper = setInterval(() => this.reap(), every);
-    this.reaper.unref?.();
+    this.timers = [setInterval(() => this.reap(), every), setInterval(() => this.noticeOutsideEndings(), this.options.outsideEndingsEveryMs ?? 500)];
+    for (const timer of this.timers) timer.unref?.();
     return { recovered, reaped };
   }
 
@@ -90,12 +101,7 @@ export class JobService {
     if (this.closed) throw new JobRefusedError("hermes-mcp is shutting down; try again in a moment");
     if (!this.options.gateway) throw new JobRefusedError(this.options.missingGatewayMessage ?? "the Hermes gateway is not configured");
     const { store, limits } = this.options;
-    if (store.jobs.count() >= limits.maxStored) this.reap();
-    if (store.jobs.count() >= limits.maxStored) {
-      throw new JobRefusedError(
-        `the job store is full (${limits.maxStored} jobs, HERMES_MCP_MAX_STORED_JOBS) — call hermes_reset to clear it, or wait for finished jobs to expire`,
-      );
-    }
+    ensureRoom(store.jobs, request.principal, this.caps, () => this.reap());
     const id = crypto.randomUUID();
     const admission = this.queue.offer(id);
     if (admission === "full") {
@@ -125,53 +131,46 @@ export class JobService {
       startedAt: null,
       deadline: null,
       run: null,
+      ended: false,
     });
-    this.options.log.info("job accepted", { job: id, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
+    this.options.log.info("job accepted", { job: id, client: request.principal, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
     if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
   }
 
-  /** The job as hermes_check shows it, with live progress while it is active. */
-  view(id: string): JobView {
-    const row = this.options.store.jobs.get(id);
-    if (!row) return unknownJobView(id, Math.round(this.options.limits.retentionMs / 3_600_000));
-    const live = row.status === "running" ? this.live.get(id) : undefined;
-    return jobView(row, {
-      progress: live?.tracker?.snapshot(this.now()),
-      queuePosition: row.status === "pending" ? this.queue.position(id) : null,
-    });
+  /** The job as hermes_check shows it, with live progress while it is active; "unknown" when `owner` cannot see it. */
+  view(id: string, owner: Owner): JobView {
+    return this.viewOf(id, this.options.store.jobs.get(id, owner));
   }
 
   /** Stops a job for `reason`, aborting its gateway request; a job that already ended is left as it was. */
-  stop(id: string, reason: StopReason): JobView {
-    const live = this.live.get(id);
-    const row = this.options.store.jobs.get(id);
-    if (row && (row.status === "pending" || row.status === "running")) {
-      const { status, error } = describeStop(reason, Math.round(this.deadlineMs(live?.mode ?? row.mode) / 1000));
-      this.options.store.jobs.finish(id, { status, error, endReason: reason, finishedAt: this.now() });
-      this.options.log.info("job stopped", { job: id, reason, was: row.status });
-      this.abortLive(id, reason);
-      this.emit(id, { type: "ended", job: this.options.store.jobs.get(id) as JobRow });
-    }
-    return this.view(id);
+  stop(id: string, reason: StopReason, owner: Owner): JobView {
+    const { store, log } = this.options;
+    const row = store.jobs.get(id, owner);
+    if (!row) return this.viewOf(id, null);
+    if (!isActiveStatus(row.status)) return this.viewOf(id, row);
+    this.finish(id, this.stopEnding(reason, this.live.get(id)?.mode ?? row.mode));
+    log.info("job stopped", { job: id, reason, was: row.status });
+    this.abortLive(id);
+    return this.view(id, owner);
   }
 
-  /** Clears every job, aborting active ones; counts are by status as they stood before the reset. */
-  reset(): { cleared: number; by_status: Record<string, number> } {
-    const { store } = this.options;
-    const before = store.jobs.countByStatus();
-    const active = [...this.live.keys()];
+  /**
+   * Clears the owner's jobs (nobody else's), aborting its active ones; counts are its jobs by status as they stood
+   * before. Threat: one client wiping or interrupting another's work.
+   */
+  reset(owner: string): ResetSummary {
+    const { store, log } = this.options;
+    const byStatus = store.jobs.countByStatus(owner);
+    const active = [...this.live].filter(([, live]) => live.principal === owner).map(([id]) => id);
     for (const id of active) {
-      const row = store.jobs.get(id);
-      const { status, error } = describeStop("reset", 0);
-      this.abortLive(id, "reset");
-      if (row) this.emit(id, { type: "ended", job: { ...row, status, error, end_reason: "reset", finished_at: this.now() } });
+      this.finish(id, this.stopEnding("reset", "async"));
+      this.abortLive(id);
     }
-    store.jobs.clear();
-    const byStatus = Object.fromEntries(Object.entries(before).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>;
+    store.jobs.clearFor(owner);
     const cleared = Object.values(byStatus).reduce((a, b) => a + b, 0);
-    this.options.log.info("jobs reset", { cleared, aborted: active.length });
+    log.info("jobs reset", { cleared, aborted: active.length });
     return { cleared, by_status: byStatus };
   }
 
@@ -185,31 +184,29 @@ export class JobService {
     this.options.log.info("sync call handed over to a job", { job: id });
   }
 
-  subscribe(id: string, listener: (event: JobEvent) => void): () => void {
-    let set = this.listeners.get(id);
-    if (!set) this.listeners.set(id, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(id);
-    };
+  subscribe(id: string, listener: JobListener): () => void {
+    return this.events.subscribe(id, listener);
   }
 
-  /** Resolves with the job once it has ended, or with its current row after `timeoutMs` (or on abort); null if unknown. */
-  waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRow | null> {
-    const row = this.options.store.jobs.get(id);
-    if (!row || (row.status !== "pending" && row.status !== "running") || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(row);
+  /**
+   * Resolves with the owner's job once it has ended, or with its current row after `timeoutMs` (or on abort); null
+   * when the owner cannot see it (then nothing is followed). While waiting, its other events go to `onEvent`.
+   */
+  waitForEnd(id: string, owner: Owner, timeoutMs: number, signal?: AbortSignal, onEvent?: (event: JobEvent) => void): Promise<JobRow | null> {
+    const row = this.options.store.jobs.get(id, owner);
+    if (!row || !isActiveStatus(row.status) || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(row);
     return new Promise((resolve) => {
-      const done = (ended?: JobRow): void => {
+      const done = (ended?: { job: JobRow | null }): void => {
         clearTimeout(timer);
         unsubscribe();
         signal?.removeEventListener("abort", onAbort);
-        resolve(ended ?? this.options.store.jobs.get(id));
+        resolve(ended ? ended.job : this.options.store.jobs.get(id, owner));
       };
       const onAbort = (): void => done();
       const timer = setTimeout(done, timeoutMs);
-      const unsubscribe = this.subscribe(id, (event) => {
-        if (event.type === "ended") done(event.job);
+      const unsubscribe = this.events.subscribe(id, (event) => {
+        if (event.type === "ended") done(event);
+        else onEvent?.(event);
       });
       signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -218,14 +215,63 @@ export class JobService {
   /** Stops accepting jobs, aborts active ones (recorded as shutdown), and waits briefly for their requests to close. */
   async shutdown(graceMs = 5000): Promise<void> {
     this.closed = true;
-    if (this.reaper) clearInterval(this.reaper);
+    for (const timer of this.timers) clearInterval(timer);
     const runs = [...this.live.values()].map((live) => live.run).filter((run): run is Promise<void> => run !== null);
-    for (const id of [...this.live.keys()]) this.stop(id, "shutdown");
+    for (const id of [...this.live.keys()]) this.stop(id, "shutdown", null);
     await Promise.race([Promise.allSettled(runs), Bun.sleep(graceMs)]);
   }
 
   get activeCount(): number {
     return this.live.size;
+  }
+
+  /**
+   * The one place a job ends: records its terminal state (the first ending wins; a later one changes nothing) and
+   * announces "ended" to listeners exactly once, with the state that won.
+   */
+  private finish(id: string, ending: Ending, alsoRun?: () => void): boolean {
+    const { store } = this.options;
+    const wrote = store.jobs.finish(id, { ...ending, finishedAt: this.now() }, alsoRun);
+    const live = this.live.get(id);
+    if (live && !live.ended) {
+      live.ended = true;
+      if (this.events.has(id)) this.events.emit(id, { type: "ended", job: store.jobs.get(id) });
+    }
+    return wrote;
+  }
+
+  private stopEnding(reason: StopReason, mode: "sync" | "async"): Ending {
+    const { status, error } = describeStop(reason, Math.round(this.deadlineMs(mode) / 1000));
+    return { status, error, endReason: reason };
+  }
+
+  private viewOf(id: string, row: JobRow | null): JobView {
+    if (!row) return unknownJobView(id, Math.round(this.options.limits.retentionMs / 3_600_000));
+    const live = row.status === "running" ? this.live.get(id) : undefined;
+    return jobView(row, {
+      progress: live?.tracker?.snapshot(this.now()),
+      queuePosition: row.status === "pending" ? this.queue.position(id) : null,
+    });
+  }
+
+  /**
+   * Another process (the owner's `hermes-mcp jobs cancel`) may end a job this process is running: when SQLite's
+   * data_version says someone else committed, stop the gateway request of every live job the database no longer
+   * calls active.
+   */
+  private noticeOutsideEndings(): void {
+    const { store, log } = this.options;
+    const version = store.dataVersion();
+    if (version === this.seenDataVersion) return;
+    this.seenDataVersion = version;
+    if (this.live.size === 0) return;
+    const active = store.jobs.activeIds();
+    for (const [id, live] of [...this.live]) {
+      if (live.ended || active.has(id)) continue;
+      log.info("job ended by another process; interrupting it", { job: id });
+      this.finish(id, this.stopEnding("owner_cancelled", live.mode));
+      this.abortLive(id);
+    }
   }
 
   private deadlineMs(mode: "sync" | "async"): number {
@@ -235,7 +281,7 @@ export class JobService {
   private armDeadline(id: string, live: LiveJob, startedAt: number): void {
     if (live.deadline) clearTimeout(live.deadline);
     const remaining = Math.max(0, startedAt + this.deadlineMs(live.mode) - this.now());
-    live.deadline = setTimeout(() => this.stop(id, "timeout"), remaining);
+    live.deadline = setTimeout(() => this.stop(id, "timeout", null), remaining);
   }
 
   private begin(id: string, storedAsRunning = false): void {
@@ -247,55 +293,40 @@ export class JobService {
     live.startedAt = this.now();
     live.tracker = new ProgressTracker(live.startedAt);
     this.armDeadline(id, live, live.startedAt);
-    this.emit(id, { type: "started" });
+    this.events.emit(id, { type: "started" });
+    // execute() settles the job itself; this covers an unexpected throw.
     live.run = this.execute(id, live).finally(() => this.settle(id));
   }
 
   private async execute(id: string, live: LiveJob): Promise<void> {
     const { store, log } = this.options;
-    const gateway = this.options.gateway as GatewayPort;
-    const tracker = live.tracker as ProgressTracker;
-    const sentSession = live.sessionLabel ? store.sessions.get(live.principal, live.sessionLabel) : null;
     const started = this.now();
-    try {
-      const result = await gateway.chat({
-        prompt: live.prompt,
-        sessionId: sentSession,
-        // The job's own deadline timer ends it earlier; this is a backstop that also covers a promoted sync call.
-        timeoutMs: Math.max(this.options.timeouts.requestMs, this.options.timeouts.jobMs) + 5000,
-        signal: live.controller.signal,
-        onEvent: (event: GatewayEvent) => {
-          if (event.type === "text") tracker.text(event.delta);
-          else if (event.type === "tool") {
-            const toolEvent: ToolEvent = { tool: event.tool, status: event.status, label: event.label, emoji: event.emoji, toolCallId: event.toolCallId };
-            this.emit(id, { type: "tool", line: tracker.tool(toolEvent), event: toolEvent });
-          }
-        },
-        onRetry: ({ status, waitMs }) => {
-          const note = `gateway ${status === 429 ? "busy" : "draining"}; retrying in ${Math.ceil(waitMs / 1000)} s`;
-          tracker.remark(note);
-          this.emit(id, { type: "retry", note });
-        },
-      });
-      // The answer and the session id it threads on are committed together.
-      const label = live.sessionLabel;
-      const sessionId = result.sessionId;
-      const recordSession = label && sessionId ? () => store.sessions.put(live.principal, label, sessionId, this.now()) : undefined;
-      if (store.jobs.finish(id, { status: "completed", result: result.text, endReason: "completed", finishedAt: this.now() }, recordSession)) {
-        log.info("job completed", { job: id, duration_ms: this.now() - started, answer_chars: result.text.length, session: live.sessionLabel });
-        log.debug("job answer", { job: id, answer: result.text });
-      }
-    } catch (error) {
-      const message = error instanceof GatewayError ? error.message : `internal error while talking to the gateway: ${(error as Error).message}`;
-      const partial = error instanceof GatewayError ? (error.partialText ?? null) : null;
-      const kind = error instanceof GatewayError ? error.kind : "internal";
-      if (store.jobs.finish(id, { status: "failed", error: message, partial, endReason: kind, finishedAt: this.now() })) {
-        log.warn("job failed", { job: id, duration_ms: this.now() - started, reason: kind });
-      }
+    const label = live.sessionLabel;
+    const outcome = await runTurn(this.options.gateway as GatewayPort, {
+      prompt: live.prompt,
+      sessionId: label ? store.sessions.get(live.principal, label) : null,
+      // The job's own deadline timer ends it earlier; this is a backstop that also covers a promoted sync call.
+      timeoutMs: Math.max(this.options.timeouts.requestMs, this.options.timeouts.jobMs) + 5000,
+      signal: live.controller.signal,
+      tracker: live.tracker as ProgressTracker,
+      emit: (event) => this.events.emit(id, event),
+    });
+    const { ending, sessionId } = outcome;
+    // The answer and the session id it threads on are committed together.
+    const recordSession = label && sessionId ? () => store.sessions.put(live.principal, label, sessionId, this.now()) : undefined;
+    const wrote = this.finish(id, ending, recordSession);
+    // Free the slot in the same tick as the ending, so whoever hears "ended" finds the next job already started.
+    this.settle(id);
+    if (!wrote) return;
+    if (ending.status === "completed") {
+      log.info("job completed", { job: id, duration_ms: this.now() - started, answer_chars: ending.result?.length ?? 0, session: label });
+      log.debug("job answer", { job: id, answer: ending.result });
+    } else {
+      log.warn("job failed", { job: id, duration_ms: this.now() - started, reason: ending.endReason });
     }
   }
 
-  private abortLive(id: string, reason: StopReason): void {
+  private abortLive(id: string): void {
     const live = this.live.get(id);
     if (!live) return;
     if (live.run === null) {
@@ -303,7 +334,7 @@ export class JobService {
       this.queue.remove(id);
       this.settle(id);
     } else {
-      live.controller.abort(reason);
+      live.controller.abort("stopped");
     }
   }
 
@@ -311,22 +342,10 @@ export class JobService {
   private settle(id: string): void {
     const live = this.live.get(id);
     if (live?.deadline) clearTimeout(live.deadline);
+    // Every path above ends the job first; should one not have, it still ends (and is announced) exactly once.
+    if (live && !live.ended) this.finish(id, INTERNAL_ENDING);
     this.live.delete(id);
     const next = this.queue.release(id);
-    const row = this.options.store.jobs.get(id);
-    if (row && row.status !== "pending" && row.status !== "running") this.emit(id, { type: "ended", job: row });
     if (next !== null) this.begin(next);
-  }
-
-  private emit(id: string, event: JobEvent): void {
-    const set = this.listeners.get(id);
-    if (!set) return;
-    for (const listener of [...set]) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.options.log.error("job listener failed", { job: id, error: (error as Error).message });
-      }
-    }
   }
 }

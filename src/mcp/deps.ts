@@ -1,4 +1,5 @@
-// What the MCP layer needs from below: the job service, the sync-call registry, a logger and the timing knobs.
+// What the MCP layer needs from below (the job service, the sync-call registry, a logger, the timing knobs), and who is calling.
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { JobService } from "../jobs/service.ts";
 import type { Logger } from "../log.ts";
 import type { SyncCallRegistry } from "./cancellations.ts";
@@ -12,3 +13,12 @@ export interface ToolDeps {
 
 /** The principal of requests that carry no token identity (in-process use only; /mcp always authenticates). */
 export const LOCAL_PRINCIPAL = "local";
+
+/**
+ * Who is calling: the identity the token verifier put in `extra.principal` (a token or app, not its name — a
+ * re-created token is someone new), else the client id. Jobs, sessions and cancels are all keyed by it.
+ */
+export function principalOf(authInfo: AuthInfo | undefined): string {
+  const principal = authInfo?.extra?.principal;
+  return typeof principal === "string" && principal !== "" ? principal : (authInfo?.clientId ?? LOCAL_PRINCIPAL);
+}

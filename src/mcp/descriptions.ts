@@ -23,16 +23,16 @@ export function askDescription(syncBudgetSeconds: number): string {
 }
 
 export const CHECK_DESCRIPTION = [
-  "Get the status and result of a job started by hermes_ask (async, or a sync call that turned into a job).",
-  "Statuses: pending (waiting for a free slot; see queue_position), running (see progress: elapsed_seconds, current_tool, recent_events, answer_chars), completed (see result), failed (see error, and partial_result if Hermes stopped mid-answer), cancelled, unknown (never issued, expired, or cleared by hermes_reset).",
+  "Get the status and result of one of your jobs started by hermes_ask (async, or a sync call that turned into a job). Each caller sees only its own jobs.",
+  "Statuses: pending (waiting for a free slot; see queue_position), running (see progress: elapsed_seconds, current_tool, recent_events, answer_chars), completed (see result), failed (see error, and partial_result if Hermes stopped mid-answer), cancelled, unknown (never issued to you, expired, or cleared by hermes_reset).",
   "wait_seconds (optional, up to the server's limit, default 0) holds the call open until the job ends or the time is up, so you need few polls: use 30 for a running job.",
 ].join("\n");
 
 export const CANCEL_DESCRIPTION = [
-  "Cancel a job. A pending job never starts. A running job's request to the Hermes gateway is closed, which makes Hermes interrupt the agent at its next step;",
+  "Cancel one of your jobs. A pending job never starts. A running job's request to the Hermes gateway is closed, which makes Hermes interrupt the agent at its next step;",
   "anything Hermes already did (messages sent, files written, commands run) is not undone. A job that already ended is returned unchanged.",
 ].join(" ");
 
 export const RESET_DESCRIPTION =
-  "Clear every job in the bridge (all callers share one job store), interrupting any that are still pending or running the same way hermes_cancel does. " +
-  'Returns {"cleared": n, "by_status": {...}} counted before the reset. Use only when the user asks to start over.';
+  "Clear all of your own jobs (other callers' jobs are not touched), interrupting any that are still pending or running the same way hermes_cancel does. " +
+  'Returns {"cleared": n, "by_status": {...}}: your jobs, counted before the reset. Use only when the user asks to start over.';

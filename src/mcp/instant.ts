@@ -1,9 +1,9 @@
-// The tool calls that answer at once (no waiting, no progress): shared by the SDK tool handlers and the fast lane.
+// The tool calls that answer at once (no waiting, no progress), each acting only on the caller's own jobs.
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { JobRefusedError, type JobService } from "../jobs/service.ts";
 import { failure, structured } from "./results.ts";
-import type { AskInput } from "./schemas.ts";
+import { AskOutput, JobViewOutput, ResetOutput, type AskInput } from "./schemas.ts";
 
 /** Starts a job for hermes_ask; a refusal (queue or store full, no gateway key) becomes an error result. */
 export function startJob(jobs: JobService, args: z.output<typeof AskInput>, principal: string): { jobId: string } | { refused: CallToolResult } {
@@ -16,11 +16,12 @@ export function startJob(jobs: JobService, args: z.output<typeof AskInput>, prin
   }
 }
 
-export const checkNow = (jobs: JobService, jobId: string): CallToolResult => structured(jobs.view(jobId));
-export const cancelJob = (jobs: JobService, jobId: string): CallToolResult => structured(jobs.stop(jobId, "cancelled"));
-export const resetJobs = (jobs: JobService): CallToolResult => structured(jobs.reset());
+export const checkNow = (jobs: JobService, jobId: string, principal: string): CallToolResult => structured(JobViewOutput, jobs.view(jobId, principal));
+export const cancelJob = (jobs: JobService, jobId: string, principal: string): CallToolResult =>
+  structured(JobViewOutput, jobs.stop(jobId, "cancelled", principal));
+export const resetJobs = (jobs: JobService, principal: string): CallToolResult => structured(ResetOutput, jobs.reset(principal));
 
 export function askAsync(jobs: JobService, args: z.output<typeof AskInput>, principal: string): CallToolResult {
   const started = startJob(jobs, args, principal);
-  return "refused" in started ? started.refused : structured({ job_id: started.jobId, status: "pending" as const });
+  return "refused" in started ? started.refused : structured(AskOutput, { job_id: started.jobId, status: "pending" });
 }

@@ -1,5 +1,7 @@
-// The four tools' input and output schemas (zod): what callers may send and what they get back.
+// The four tools' input and output schemas (zod): what callers may send, and what they get back (derived from the jobs layer's shapes).
 import { z } from "zod";
+import { JobViewSchema, ResetSummarySchema } from "../jobs/view.ts";
+import { JOB_STATUSES } from "../store/jobs.ts";
 
 /** The gateway refuses text parts over 65,536 characters; say so before sending. */
 export const MAX_PROMPT_CHARS = 65_536;
@@ -13,7 +15,13 @@ export const AskInput = z.object({
   session_id: z
     .string()
     .max(200, "session_id must be at most 200 characters")
-    .regex(/^[^\u0000-\u001f\u007f]*$/, "session_id must not contain control characters")
+    // C0, DEL and C1 controls (U+0085 included): they break logs and terminals.
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "session_id must not contain control characters (tabs, line breaks, U+0080–U+009F); use a plain label such as trip-2026")
+    // Threat: labels that read differently than they are (Trojan Source) in logs and in `hermes-mcp jobs list`.
+    .regex(
+      /^[^\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/,
+      "session_id must not contain bidirectional controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) or line/paragraph separators (U+2028/U+2029); use a plain label such as trip-2026",
+    )
     .nullish()
     .describe("Optional conversation label; reuse it so Hermes keeps context across calls."),
   async_mode: z.boolean().nullish().describe("true: return a job id at once and poll with hermes_check. Default false (wait for the answer)."),
@@ -34,40 +42,17 @@ export const CheckInput = JobIdInput.extend({
 
 export const ResetInput = z.object({});
 
-const Progress = z.object({
-  elapsed_seconds: z.number(),
-  current_tool: z.string().nullable(),
-  recent_events: z.array(z.string()),
-  answer_chars: z.number(),
-  tool_events: z.number(),
-  note: z.string().nullable(),
-});
-
-export const JobViewOutput = z.object({
-  job_id: z.string(),
-  status: z.enum(["pending", "running", "completed", "failed", "cancelled", "unknown"]),
-  created_at: z.number().nullable(),
-  started_at: z.number().nullable(),
-  finished_at: z.number().nullable(),
-  prompt_chars: z.number().nullable(),
-  session_id: z.string().nullable(),
-  result: z.string().optional(),
-  error: z.string().optional(),
-  partial_result: z.string().optional(),
-  end_reason: z.string().optional(),
-  queue_position: z.number().optional(),
-  progress: Progress.optional(),
-});
+/** hermes_check and hermes_cancel answer with the job view, declared once in the jobs layer. */
+export const JobViewOutput = JobViewSchema;
 
 export const AskOutput = z.object({
   job_id: z.string(),
-  status: z.enum(["pending", "running", "completed"]),
+  // A sync call answers completed, or hands over a job still pending or running; the statuses come from the store.
+  status: z.enum(JOB_STATUSES).extract(["pending", "running", "completed"]),
   answer: z.string().optional(),
   session_id: z.string().nullable().optional(),
   note: z.string().optional(),
 });
 
-export const ResetOutput = z.object({
-  cleared: z.number(),
-  by_status: z.record(z.string(), z.number()),
-});
+/** hermes_reset answers with the jobs layer's summary of what it cleared. */
+export const ResetOutput = ResetSummarySchema;

@@ -4,7 +4,7 @@ import { VERSION } from "../version.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { fastCallOf, sseResult } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
-import { LOCAL_PRINCIPAL, type ToolDeps } from "./deps.ts";
+import { principalOf, type ToolDeps } from "./deps.ts";
 import { registerTools } from "./tools.ts";
 
 /** One server instance for one request; `principal` is who the request's token belongs to. */
@@ -13,14 +13,14 @@ export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
     { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
     { capabilities: { logging: {}, tools: {} }, instructions: SERVER_INSTRUCTIONS },
   );
-  registerTools(server, deps);
+  registerTools(server, deps, principal);
   // Stateless serving answers each POST with a fresh instance, so the SDK's own per-instance cancel bookkeeping never
   // sees the request a cancel names; route it through the registry instead (MCP basic/utilities/cancellation).
   server.server.setNotificationHandler("notifications/cancelled", (notification) => {
     const requestId = notification.params.requestId;
     if (requestId === undefined) return;
     const jobId = deps.calls.find(principal, requestId);
-    if (jobId) deps.jobs.stop(jobId, "client_disconnected");
+    if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
   });
   return server;
 }
@@ -38,7 +38,7 @@ export interface EndpointOptions {
 }
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, authInfo?.clientId ?? LOCAL_PRINCIPAL), {
+  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo)), {
     legacy: "stateless",
     // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",
@@ -77,7 +77,7 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       if (call?.method === "ping") return sseResult(call.id, {});
       if (call?.method === "tools/list" && call.params.cursor === undefined) return sseResult(call.id, await listTools(authInfo));
       if (call?.method === "tools/call") {
-        const answered = fastToolCall(deps, call, authInfo?.clientId ?? LOCAL_PRINCIPAL, request.signal);
+        const answered = fastToolCall(deps, call, principalOf(authInfo), request.signal);
         if (answered) return answered;
       }
       return sdk.fetch(request, { authInfo, parsedBody: body });

@@ -2,52 +2,40 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { JobView } from "../jobs/view.ts";
+import type { CallChannel } from "./channel.ts";
 import type { ToolDeps } from "./deps.ts";
 import { checkNow, startJob } from "./instant.ts";
 import { failure, structured } from "./results.ts";
-import type { AskInput, CheckInput } from "./schemas.ts";
+import { AskOutput, JobViewOutput, type AskInput, type CheckInput } from "./schemas.ts";
 
-/** What a waiting call needs from wherever it is served (the SDK's request context, or the fast lane's stream). */
-export interface CallChannel {
-  /** Who is calling (the token's principal). */
-  principal: string;
-  /** The JSON-RPC id of the call, for routing a later notifications/cancelled to it. */
-  requestId: string | number;
-  /** Aborted when the client cancels or goes away. */
-  signal: AbortSignal;
-  /**
-   * Sends one line of progress: a progress notification when the caller gave a progressToken (clients reset their
-   * timeout on them), else a log notification; both keep proxies from cutting an idle stream.
-   */
-  report(message: string): void;
-}
-
-/** Waits for a job while reporting its tool events and a heartbeat; resolves with its view when it ends or time is up. */
+/**
+ * Waits for one of the caller's jobs while reporting its tool events and a heartbeat; resolves with its view when it
+ * ends or time is up. A job the caller cannot see is answered at once, as unknown, and nothing of it is reported.
+ */
 async function watchJob(deps: ToolDeps, channel: CallChannel, jobId: string, waitMs: number, stopOnAbort: boolean): Promise<JobView> {
   const { jobs } = deps;
-  const unsubscribe = jobs.subscribe(jobId, (event) => {
-    if (event.type === "tool") channel.report(event.line);
-    else if (event.type === "retry") channel.report(event.note);
-  });
+  const owner = channel.principal;
   const heartbeat = setInterval(() => {
-    const view = jobs.view(jobId);
+    const view = jobs.view(jobId, owner);
     const p = view.progress;
     const doing = p?.current_tool ? ` — ${p.current_tool}` : view.queue_position ? ` — waiting in line (#${view.queue_position})` : "";
     channel.report(`Hermes is still working (${p?.elapsed_seconds ?? 0} s elapsed${doing})`);
   }, deps.timeouts.heartbeatMs);
   // A client that walks away from a sync call takes the work with it: the gateway request is closed.
   const onAbort = (): void => {
-    jobs.stop(jobId, "client_disconnected");
+    jobs.stop(jobId, "client_disconnected", owner);
   };
   if (stopOnAbort) channel.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    await jobs.waitForEnd(jobId, waitMs, channel.signal);
+    await jobs.waitForEnd(jobId, owner, waitMs, channel.signal, (event) => {
+      if (event.type === "tool") channel.report(event.line);
+      else if (event.type === "retry") channel.report(event.note);
+    });
   } finally {
     clearInterval(heartbeat);
-    unsubscribe();
     channel.signal.removeEventListener("abort", onAbort);
   }
-  return jobs.view(jobId);
+  return jobs.view(jobId, owner);
 }
 
 /** A sync hermes_ask: wait up to the budget, then hand the work over to a job instead of failing. */
@@ -60,11 +48,11 @@ export async function syncAsk(deps: ToolDeps, channel: CallChannel, args: z.outp
   const forget = deps.calls.register(channel.principal, channel.requestId, jobId);
   const view = await watchJob(deps, channel, jobId, budget, true).finally(forget);
   if (view.status === "completed") {
-    return structured({ job_id: jobId, status: "completed" as const, answer: view.result ?? "", session_id: view.session_id });
+    return structured(AskOutput, { job_id: jobId, status: "completed", answer: view.result ?? "", session_id: view.session_id });
   }
   if (view.status === "pending" || view.status === "running") {
     deps.jobs.promote(jobId);
-    return structured({
+    return structured(AskOutput, {
       job_id: jobId,
       status: view.status,
       session_id: view.session_id,
@@ -74,8 +62,12 @@ export async function syncAsk(deps: ToolDeps, channel: CallChannel, args: z.outp
   return failure(`Hermes did not finish: ${view.error ?? view.status}`, view.partial_result ? { job_id: jobId, partial_result: view.partial_result } : { job_id: jobId });
 }
 
+/** How long a hermes_check may hold the call open (0: answer at once). */
+export const checkWaitMs = (deps: ToolDeps, args: z.output<typeof CheckInput>): number =>
+  Math.min(Math.max(0, (args.wait_seconds ?? 0) * 1000), deps.timeouts.maxWaitMs);
+
 /** hermes_check, waiting up to `wait_seconds` (capped) for the job to end. */
 export async function checkJob(deps: ToolDeps, channel: CallChannel, args: z.output<typeof CheckInput>): Promise<CallToolResult> {
-  const waitMs = Math.min(Math.max(0, (args.wait_seconds ?? 0) * 1000), deps.timeouts.maxWaitMs);
-  return waitMs > 0 ? structured(await watchJob(deps, channel, args.job_id, waitMs, false)) : checkNow(deps.jobs, args.job_id);
+  const waitMs = checkWaitMs(deps, args);
+  return waitMs > 0 ? structured(JobViewOutput, await watchJob(deps, channel, args.job_id, waitMs, false)) : checkNow(deps.jobs, args.job_id, channel.principal);
 }

@@ -1,4 +1,5 @@
 // Personal access tokens for clients that take a static Authorization header: create (shown once), list, revoke.
+import { randomBytes } from "node:crypto";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
 import type { Store } from "../store/index.ts";
 import type { PersonalTokenInfo } from "../store/personal-tokens.ts";
@@ -16,7 +17,10 @@ export function createPersonalToken(store: Store, name: string, now = Date.now()
     throw new PersonalTokenError(`token name "${name}" is not allowed: use 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit`);
   }
   const token = generateToken(PERSONAL_TOKEN_PREFIX);
-  if (!store.personalTokens.create(name, hashToken(token), now)) {
+  // Threat: a re-created token inheriting a conversation. A principal is an identity, not a name: revoking "dave" and
+  // creating "dave" again yields someone new, with none of the old one's sessions or jobs.
+  const principal = `pat:${name}#${randomBytes(4).toString("hex")}`;
+  if (!store.personalTokens.create(name, hashToken(token), principal, now)) {
     throw new PersonalTokenError(`a token named "${name}" already exists — pick another name, or revoke it first with \`hermes-mcp token revoke ${name}\``);
   }
   return token;
@@ -26,9 +30,14 @@ export function listPersonalTokens(store: Store): PersonalTokenInfo[] {
   return store.personalTokens.list();
 }
 
-/** Revokes by name; the running daemon stops accepting it on its next request. */
+/** Revokes by name; the running daemon stops accepting it on its next request. Its conversations are forgotten. */
 export function revokePersonalToken(store: Store, name: string): void {
-  if (!store.personalTokens.revoke(name)) {
+  const principal = store.db.transaction(() => {
+    const revoked = store.personalTokens.revoke(name);
+    if (revoked) store.sessions.deleteFor(revoked);
+    return revoked;
+  })();
+  if (!principal) {
     const known = store.personalTokens.list().map((t) => t.name);
     throw new PersonalTokenError(`no token named "${name}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp token list\``);
   }

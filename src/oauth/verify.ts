@@ -66,16 +66,20 @@ export function createTokenVerifier(store: Store, kinds: TokenKind[], now: () =>
   };
 }
 
-/** Personal access tokens: no expiry, principal `pat:<name>`. */
+/**
+ * Personal access tokens: no expiry; shown as client `pat:<name>`, acting as the token's own principal
+ * (`extra.principal`, e.g. `pat:dave#1a2b3c4d`): jobs and conversations belong to the token, not to its name.
+ */
 export function personalTokenKind(store: Store): TokenKind {
   return {
     prefix: PERSONAL_TOKEN_PREFIX,
     lookup(tokenHash, token) {
       const row = store.personalTokens.findByHash(tokenHash);
-      return row ? { token, clientId: `pat:${row.name}`, scopes: ["hermes"] } : null;
+      return row ? { token, clientId: `pat:${row.name}`, scopes: ["hermes"], extra: { principal: row.principal } } : null;
     },
     touch(_hash, info, at) {
-      store.personalTokens.touch(info.clientId.slice(4), at);
+      const principal = info.extra?.principal;
+      if (typeof principal === "string") store.personalTokens.touch(principal, at);
     },
   };
 }

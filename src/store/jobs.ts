@@ -1,10 +1,12 @@
-// Typed queries over the jobs table: insert, read, guarded status transitions, counting, reaping, restart recovery.
+// Typed queries over the jobs table: insert, owned reads, guarded status transitions, per-principal counting and clearing, listing, reaping, restart recovery.
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 
 export const JOB_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const ACTIVE_STATUSES: readonly JobStatus[] = ["pending", "running"];
+export const isActiveStatus = (status: JobStatus): boolean => status === "pending" || status === "running";
+export type StatusCounts = Partial<Record<JobStatus, number>>;
 
 /** Rows are validated on the way out: a hand-edited or corrupted database gives a clear error, not a wrong answer. */
 const JobRowSchema = z.object({
@@ -23,6 +25,7 @@ const JobRowSchema = z.object({
   end_reason: z.string().nullable(),
 });
 export type JobRow = z.infer<typeof JobRowSchema>;
+const SummarySchema = JobRowSchema.omit({ result: true, partial: true });
 
 export interface NewJob {
   id: string;
@@ -44,13 +47,25 @@ export interface JobEnd {
   endReason: string;
 }
 
+/** What `hermes-mcp jobs list` filters on. `principal` matches that principal and every generation of it (`NAME#…`). */
+export interface JobFilter {
+  principal?: string;
+  status?: JobStatus;
+  limit: number;
+}
+
+/** One row as the owner's job list shows it: never the answer. */
+export type JobSummary = Omit<JobRow, "result" | "partial">;
+
 export class JobStore {
   private readonly insertStmt;
   private readonly getStmt;
+  private readonly getOwnedStmt;
   private readonly startStmt;
   private readonly finishStmt;
-  private readonly countStmt;
+  private readonly countsStmt;
   private readonly byStatusStmt;
+  private readonly activeIdsStmt;
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.query(
@@ -58,14 +73,17 @@ export class JobStore {
        VALUES ($id, $principal, $mode, $status, $promptChars, $sessionLabel, $createdAt, $startedAt)`,
     );
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
+    // Threat: a second client reading another's job. The owner is part of the one read, so a foreign id reads as absent.
+    this.getOwnedStmt = db.query("SELECT * FROM jobs WHERE id = ? AND principal = ?");
     this.startStmt = db.query("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'");
     // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first).
     this.finishStmt = db.query(
       `UPDATE jobs SET status = $status, finished_at = $finishedAt, result = $result, partial = $partial, error = $error, end_reason = $endReason
        WHERE id = $id AND status IN ('pending', 'running')`,
     );
-    this.countStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
-    this.byStatusStmt = db.query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status");
+    this.countsStmt = db.query<{ total: number; mine: number }, [string]>("SELECT COUNT(*) AS total, TOTAL(principal = ?) AS mine FROM jobs");
+    this.byStatusStmt = db.query<{ status: string; n: number }, [string]>("SELECT status, COUNT(*) AS n FROM jobs WHERE principal = ? GROUP BY status");
+    this.activeIdsStmt = db.query<{ id: string }, []>("SELECT id FROM jobs WHERE status IN ('pending', 'running')");
   }
 
   insert(job: NewJob): void {
@@ -81,9 +99,40 @@ export class JobStore {
     });
   }
 
-  get(id: string): JobRow | null {
-    const row = this.getStmt.get(id);
+  /** The job, if it exists and — when `owner` is given — belongs to that principal; null otherwise (the two look the same). */
+  get(id: string, owner: string | null = null): JobRow | null {
+    const row = owner === null ? this.getStmt.get(id) : this.getOwnedStmt.get(id, owner);
     return row ? JobRowSchema.parse(row) : null;
+  }
+
+  /** The one job whose id is `id` or starts with it (the owner types a prefix at the CLI); null when none or several. */
+  findByIdPrefix(prefix: string): JobRow | null {
+    const exact = this.get(prefix);
+    if (exact || prefix.length < 4) return exact;
+    const rows = this.db.query("SELECT * FROM jobs WHERE id >= ? AND id < ? LIMIT 2").all(prefix, `${prefix}\uffff`);
+    return rows.length === 1 ? JobRowSchema.parse(rows[0]) : null;
+  }
+
+  /** Newest first, without answers. */
+  list(filter: JobFilter): JobSummary[] {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (filter.principal !== undefined) {
+      // The principal itself, or a later generation of the same name ("pat:dave" also finds "pat:dave#1a2b3c4d").
+      where.push("(principal = ? OR (principal >= ? AND principal < ?))");
+      params.push(filter.principal, `${filter.principal}#`, `${filter.principal}$`);
+    }
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      params.push(filter.status);
+    }
+    params.push(filter.limit);
+    const sql = `SELECT id, principal, mode, status, prompt_chars, session_label, created_at, started_at, finished_at, error, end_reason
+      FROM jobs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`;
+    return this.db
+      .query(sql)
+      .all(...params)
+      .map((row) => SummarySchema.parse(row));
   }
 
   /** pending → running; false when the job is no longer pending. */
@@ -118,23 +167,30 @@ export class JobStore {
     this.db.query("UPDATE jobs SET mode = ? WHERE id = ?").run(mode, id);
   }
 
-  count(): number {
-    return this.countStmt.get()?.n ?? 0;
+  /** Stored jobs in all, and those of `principal`, in one read. */
+  counts(principal: string): { total: number; mine: number } {
+    const row = this.countsStmt.get(principal);
+    return { total: row?.total ?? 0, mine: row?.mine ?? 0 };
   }
 
-  countByStatus(): Partial<Record<JobStatus, number>> {
-    const out: Partial<Record<JobStatus, number>> = {};
-    for (const row of this.byStatusStmt.all()) out[row.status as JobStatus] = row.n;
+  countByStatus(principal: string): StatusCounts {
+    const out: StatusCounts = {};
+    for (const row of this.byStatusStmt.all(principal)) out[row.status as JobStatus] = row.n;
     return out;
   }
 
-  /** Deletes every job; returns how many there were, by status. */
-  clear(): Partial<Record<JobStatus, number>> {
+  /** Deletes every job of `principal` (no one else's); returns how many there were, by status. */
+  clearFor(principal: string): StatusCounts {
     return this.db.transaction(() => {
-      const counts = this.countByStatus();
-      this.db.exec("DELETE FROM jobs");
+      const counts = this.countByStatus(principal);
+      this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
       return counts;
     })();
+  }
+
+  /** Ids of the jobs the database says are pending or running. */
+  activeIds(): Set<string> {
+    return new Set(this.activeIdsStmt.all().map((row) => row.id));
   }
 
   /** Deletes terminal jobs that finished before `before`; returns how many. */

@@ -5,7 +5,7 @@ export class SessionStore {
   private readonly getStmt;
   private readonly putStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.getStmt = db.query<{ gateway_session_id: string }, [string, string]>(
       "SELECT gateway_session_id FROM gateway_sessions WHERE principal = ? AND label = ?",
     );
@@ -22,5 +22,10 @@ export class SessionStore {
 
   put(principal: string, label: string, gatewaySessionId: string, at: number): void {
     this.putStmt.run(principal, label, gatewaySessionId, at);
+  }
+
+  /** Forgets every conversation of a principal (its token was revoked: nobody can continue them). */
+  deleteFor(principal: string): number {
+    return this.db.query("DELETE FROM gateway_sessions WHERE principal = ?").run(principal).changes;
   }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChatRequest, ChatResult } from "../../src/gateway/client.ts";
 import { GatewayError } from "../../src/gateway/errors.ts";
+import { cancelJob as cancelStoredJob } from "../../src/jobs/admin.ts";
 import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
@@ -28,17 +29,27 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function setup(overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {}) {
+function setup(
+  overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; maxStoredTotal?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
-  const store: Store = openStore(join(dir, "db.sqlite"));
+  const path = join(dir, "db.sqlite");
+  const store: Store = openStore(path);
   const gateway = overrides.gateway === undefined ? new ScriptedGateway() : overrides.gateway;
   const jobs = new JobService({
     store,
     gateway,
     missingGatewayMessage: "HERMES_API_KEY is not set",
-    limits: { maxConcurrent: overrides.maxConcurrent ?? 2, maxQueued: overrides.maxQueued ?? 10, maxStored: overrides.maxStored ?? 100, retentionMs: 3_600_000 },
+    limits: {
+      maxConcurrent: overrides.maxConcurrent ?? 2,
+      maxQueued: overrides.maxQueued ?? 10,
+      maxStored: overrides.maxStored ?? 100,
+      maxStoredTotal: overrides.maxStoredTotal,
+      retentionMs: 3_600_000,
+    },
     timeouts: { requestMs: overrides.requestMs ?? 60_000, jobMs: overrides.jobMs ?? 120_000 },
     log: silentLogger,
+    outsideEndingsEveryMs: 20,
   });
   jobs.start();
   cleanups.push(() => {
@@ -46,7 +57,7 @@ function setup(overrides: { maxConcurrent?: number; maxQueued?: number; maxStore
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { store, gateway: gateway as ScriptedGateway, jobs };
+  return { store, path, gateway: gateway as ScriptedGateway, jobs };
 }
 
 const ask = (jobs: JobService, prompt = "hello", sessionLabel: string | null = null) =>
@@ -56,16 +67,16 @@ describe("JobService", () => {
   test("a job runs, stores the answer (not the prompt), and threads the gateway's session id", async () => {
     const { jobs, gateway, store } = setup();
     const job = ask(jobs, "secret prompt", "trip");
-    expect(jobs.view(job.id).status).toBe("running");
+    expect(jobs.view(job.id, null).status).toBe("running");
     expect(gateway.calls[0]?.request.sessionId).toBeNull();
     gateway.calls[0]?.resolve({ text: "done", sessionId: "api-abc", finishReason: "stop" });
-    const ended = await jobs.waitForEnd(job.id, 1000);
+    const ended = await jobs.waitForEnd(job.id, null, 1000);
     expect(ended).toMatchObject({ status: "completed", result: "done", prompt_chars: 13 });
     expect(JSON.stringify(store.db.query("SELECT * FROM jobs").all())).not.toContain("secret prompt");
     const second = ask(jobs, "again", "trip");
     expect(gateway.calls[1]?.request.sessionId).toBe("api-abc");
     gateway.calls[1]?.resolve({ text: "ok", sessionId: "api-rotated", finishReason: "stop" });
-    await jobs.waitForEnd(second.id, 1000);
+    await jobs.waitForEnd(second.id, null, 1000);
     expect(store.sessions.get("pat:test", "trip")).toBe("api-rotated");
   });
 
@@ -73,7 +84,7 @@ describe("JobService", () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
     gateway.calls[0]?.reject(Object.assign(new GatewayError("incomplete", "Hermes run was incomplete (length) — partial answer kept"), { partialText: "half" }));
-    const ended = await jobs.waitForEnd(job.id, 1000);
+    const ended = await jobs.waitForEnd(job.id, null, 1000);
     expect(ended).toMatchObject({ status: "failed", partial: "half", end_reason: "incomplete" });
     expect(ended?.error).toContain("incomplete");
   });
@@ -83,13 +94,13 @@ describe("JobService", () => {
     const a = ask(jobs);
     const b = ask(jobs);
     const c = ask(jobs);
-    expect(jobs.view(b.id)).toMatchObject({ status: "pending", queue_position: 1 });
-    expect(jobs.view(c.id)).toMatchObject({ status: "pending", queue_position: 2 });
+    expect(jobs.view(b.id, null)).toMatchObject({ status: "pending", queue_position: 1 });
+    expect(jobs.view(c.id, null)).toMatchObject({ status: "pending", queue_position: 2 });
     expect(gateway.calls.length).toBe(1);
     gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(a.id, 1000);
-    expect(jobs.view(b.id).status).toBe("running");
-    expect(jobs.view(c.id).queue_position).toBe(1);
+    await jobs.waitForEnd(a.id, null, 1000);
+    expect(jobs.view(b.id, null).status).toBe("running");
+    expect(jobs.view(c.id, null).queue_position).toBe(1);
   });
 
   test("a full queue and a full store refuse new jobs with what to do", () => {
@@ -111,32 +122,32 @@ describe("JobService", () => {
   test("cancel aborts the running request and records why; cancelling again changes nothing", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
-    const view = jobs.stop(job.id, "cancelled");
+    const view = jobs.stop(job.id, "cancelled", null);
     expect(view.status).toBe("cancelled");
     expect(view.error).toContain("interrupt");
     expect(gateway.calls[0]?.aborted).toBe(true);
-    const again = jobs.stop(job.id, "cancelled");
+    const again = jobs.stop(job.id, "cancelled", null);
     expect(again.finished_at).toBe(view.finished_at);
     gateway.calls[0]?.resolve({ text: "too late", sessionId: null, finishReason: "stop" });
     await Bun.sleep(5);
-    expect(jobs.view(job.id).status).toBe("cancelled");
+    expect(jobs.view(job.id, null).status).toBe("cancelled");
   });
 
   test("a pending job cancelled never reaches the gateway", async () => {
     const { jobs, gateway } = setup({ maxConcurrent: 1 });
     const a = ask(jobs);
     const b = ask(jobs);
-    jobs.stop(b.id, "cancelled");
+    jobs.stop(b.id, "cancelled", null);
     gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(a.id, 1000);
+    await jobs.waitForEnd(a.id, null, 1000);
     expect(gateway.calls.length).toBe(1);
-    expect(jobs.view(b.id).status).toBe("cancelled");
+    expect(jobs.view(b.id, null).status).toBe("cancelled");
   });
 
   test("the deadline aborts the request and fails the job as a timeout", async () => {
     const { jobs, gateway } = setup({ requestMs: 50 });
     const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
-    const ended = await jobs.waitForEnd(job.id, 2000);
+    const ended = await jobs.waitForEnd(job.id, null, 2000);
     expect(ended).toMatchObject({ status: "failed", end_reason: "timeout" });
     expect(ended?.error).toContain("within 0 s");
     expect(gateway.calls[0]?.aborted).toBe(true);
@@ -147,24 +158,24 @@ describe("JobService", () => {
     const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
     jobs.promote(job.id);
     await Bun.sleep(150);
-    expect(jobs.view(job.id).status).toBe("running");
+    expect(jobs.view(job.id, null).status).toBe("running");
     gateway.calls[0]?.resolve({ text: "finally", sessionId: null, finishReason: "stop" });
-    expect(await jobs.waitForEnd(job.id, 1000)).toMatchObject({ status: "completed", mode: "async" });
+    expect(await jobs.waitForEnd(job.id, null, 1000)).toMatchObject({ status: "completed", mode: "async" });
   });
 
   test("reset clears everything, counted by status before the reset, and aborts active requests", async () => {
     const { jobs, gateway } = setup({ maxConcurrent: 1 });
     const done = ask(jobs);
     gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
-    await jobs.waitForEnd(done.id, 1000);
+    await jobs.waitForEnd(done.id, null, 1000);
     const running = ask(jobs);
     ask(jobs);
     ask(jobs);
-    const waiter = jobs.waitForEnd(running.id, 2000);
-    expect(jobs.reset()).toEqual({ cleared: 4, by_status: { completed: 1, running: 1, pending: 2 } });
+    const waiter = jobs.waitForEnd(running.id, null, 2000);
+    expect(jobs.reset("pat:test")).toEqual({ cleared: 4, by_status: { completed: 1, running: 1, pending: 2 } });
     expect(gateway.calls[1]?.aborted).toBe(true);
     expect((await waiter)?.status).toBe("cancelled");
-    expect(jobs.view(running.id).status).toBe("unknown");
+    expect(jobs.view(running.id, null).status).toBe("unknown");
     expect(gateway.calls.length).toBe(2);
   });
 
@@ -178,7 +189,7 @@ describe("JobService", () => {
     const onEvent = gateway.calls[0]?.request.onEvent;
     onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "news" });
     onEvent?.({ type: "text", delta: "abc" });
-    const progress = jobs.view(job.id).progress;
+    const progress = jobs.view(job.id, null).progress;
     expect(progress?.current_tool).toBe("🔎 web_search: news (running)");
     expect(progress?.answer_chars).toBe(3);
     expect(seen).toEqual(["🔎 web_search: news (running)"]);
@@ -187,8 +198,8 @@ describe("JobService", () => {
   test("waitForEnd returns the current state when time runs out", async () => {
     const { jobs } = setup();
     const job = ask(jobs);
-    expect((await jobs.waitForEnd(job.id, 20))?.status).toBe("running");
-    expect(await jobs.waitForEnd("nope", 20)).toBeNull();
+    expect((await jobs.waitForEnd(job.id, null, 20))?.status).toBe("running");
+    expect(await jobs.waitForEnd("nope", null, 20)).toBeNull();
   });
 
   test("shutdown interrupts active jobs and records it", async () => {
@@ -196,7 +207,99 @@ describe("JobService", () => {
     const job = ask(jobs);
     await jobs.shutdown(500);
     expect(gateway.calls[0]?.aborted).toBe(true);
-    expect(jobs.view(job.id)).toMatchObject({ status: "failed", end_reason: "shutdown" });
+    expect(jobs.view(job.id, null)).toMatchObject({ status: "failed", end_reason: "shutdown" });
     expect(() => ask(jobs)).toThrow(/shutting down/);
+  });
+});
+
+const askAs = (jobs: JobService, principal: string, prompt = "hello") => jobs.submit({ principal, prompt, sessionLabel: null, mode: "async" });
+
+describe("JobService: jobs belong to the principal that created them", () => {
+  test("another principal's job reads, cancels and waits exactly like an id that never existed — and keeps running", async () => {
+    const { jobs, gateway } = setup();
+    const mine = askAs(jobs, "alice");
+    const never = jobs.view("never-issued", "bob");
+    const asUnknown = (view: object) => ({ ...view, job_id: "never-issued" });
+    expect(asUnknown(jobs.view(mine.id, "bob"))).toEqual(never);
+    expect(asUnknown(jobs.stop(mine.id, "cancelled", "bob"))).toEqual(never);
+    expect(await jobs.waitForEnd(mine.id, "bob", 1000)).toBeNull();
+    expect(gateway.calls[0]?.aborted).toBe(false);
+    expect(jobs.view(mine.id, "alice").status).toBe("running");
+    expect(jobs.stop(mine.id, "cancelled", "alice").status).toBe("cancelled");
+    expect(gateway.calls[0]?.aborted).toBe(true);
+  });
+
+  test("reset clears and counts only the caller's jobs; another's running job keeps running", async () => {
+    const { jobs, gateway } = setup();
+    const alices = askAs(jobs, "alice");
+    const bobs = askAs(jobs, "bob");
+    gateway.calls[1]?.resolve({ text: "bob's", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(bobs.id, null, 1000);
+    expect(jobs.reset("bob")).toEqual({ cleared: 1, by_status: { completed: 1 } });
+    expect(gateway.calls[0]?.aborted).toBe(false);
+    expect(jobs.view(alices.id, "alice").status).toBe("running");
+    expect(jobs.view(bobs.id, null).status).toBe("unknown");
+  });
+
+  test("the stored-jobs cap is per principal; the global backstop still holds", () => {
+    const { jobs } = setup({ maxStored: 3, maxStoredTotal: 5, maxConcurrent: 10 });
+    for (let i = 0; i < 3; i++) askAs(jobs, "bob");
+    expect(() => askAs(jobs, "bob")).toThrow(/per-client limit.*hermes_reset/);
+    askAs(jobs, "alice");
+    askAs(jobs, "alice");
+    expect(() => askAs(jobs, "carol")).toThrow(/job store is full \(5 jobs across all clients\)/);
+  });
+});
+
+describe("JobService: every ending is written once and announced once", () => {
+  const endedCount = (jobs: JobService, id: string) => {
+    const seen: (string | undefined)[] = [];
+    jobs.subscribe(id, (event) => {
+      if (event.type === "ended") seen.push(event.job?.status);
+    });
+    return seen;
+  };
+
+  test("a cancel racing the gateway's answer: the cancel wins, one ended event", async () => {
+    const { jobs, gateway } = setup();
+    const job = ask(jobs);
+    const seen = endedCount(jobs, job.id);
+    jobs.stop(job.id, "cancelled", null);
+    gateway.calls[0]?.resolve({ text: "late", sessionId: null, finishReason: "stop" });
+    await Bun.sleep(10);
+    jobs.stop(job.id, "cancelled", null);
+    expect(seen).toEqual(["cancelled"]);
+  });
+
+  test("a completion, a reset and a timeout each announce once", async () => {
+    const { jobs, gateway } = setup({ requestMs: 30 });
+    const done = ask(jobs);
+    const doneSeen = endedCount(jobs, done.id);
+    gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(done.id, null, 1000);
+    const cleared = ask(jobs);
+    const clearedSeen = endedCount(jobs, cleared.id);
+    jobs.reset("pat:test");
+    const slow = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
+    const slowSeen = endedCount(jobs, slow.id);
+    await jobs.waitForEnd(slow.id, null, 2000);
+    await Bun.sleep(20);
+    expect([doneSeen, clearedSeen, slowSeen]).toEqual([["completed"], ["cancelled"], ["failed"]]);
+  });
+
+  test("a job cancelled by another process (the owner's CLI) is interrupted at the gateway and announced", async () => {
+    const { jobs, gateway, path } = setup();
+    const job = ask(jobs);
+    const waiting = jobs.waitForEnd(job.id, "pat:test", 5000);
+    const cli = openStore(path);
+    try {
+      expect(cancelStoredJob(cli, job.id.slice(0, 8)).cancelled).toBe(true);
+    } finally {
+      cli.close();
+    }
+    expect(await waiting).toMatchObject({ status: "cancelled", end_reason: "owner_cancelled" });
+    expect(gateway.calls[0]?.aborted).toBe(true);
+    await Bun.sleep(10);
+    expect(jobs.activeCount).toBe(0);
   });
 });

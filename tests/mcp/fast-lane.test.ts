@@ -8,6 +8,7 @@ import { silentLogger } from "../../src/log.ts";
 import { SyncCallRegistry } from "../../src/mcp/cancellations.ts";
 import { fastCallOf } from "../../src/mcp/fast-lane.ts";
 import { createMcpEndpoint } from "../../src/mcp/server.ts";
+import { TOOL_BY_NAME } from "../../src/mcp/tool-table.ts";
 import { openStore } from "../../src/store/index.ts";
 
 const headers = (extra: Record<string, string> = {}) =>
@@ -48,7 +49,10 @@ describe("both paths answer alike", () => {
     store,
     gateway: {
       chat: async (request) => {
-        if (request.prompt.startsWith("hang")) return new Promise(() => {});
+        if (request.prompt.startsWith("hang")) {
+          request.onEvent?.({ type: "tool", tool: "terminal", status: "running", emoji: "💻", label: "sleep 1000" });
+          return new Promise((_, reject) => request.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
+        }
         await Bun.sleep(2);
         request.onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "x" });
         await Bun.sleep(5);
@@ -62,7 +66,7 @@ describe("both paths answer alike", () => {
   const deps = { jobs, log: silentLogger, calls: new SyncCallRegistry(), timeouts: { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 } };
   const fast = createMcpEndpoint(deps);
   const slow = createMcpEndpoint(deps, { fastLane: false });
-  const auth = { token: "t", clientId: "pat:test", scopes: [] };
+  const auth = { token: "t", clientId: "pat:test", scopes: [], extra: { principal: "pat:test#0a1b2c3d" } };
   afterAll(async () => {
     await jobs.shutdown(0);
     await fast.close();
@@ -71,12 +75,22 @@ describe("both paths answer alike", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const send = async (endpoint: typeof fast, body: unknown) => {
+  const send = async (endpoint: typeof fast, body: unknown, as: typeof auth = auth) => {
     const text = JSON.stringify(body);
-    const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers: headers(), body: text }), auth, text);
+    const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers: headers(), body: text }), as, text);
     const raw = await response.text();
     const events = [...raw.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] as string));
-    return { status: response.status, type: response.headers.get("content-type"), message: events.at(-1) ?? JSON.parse(raw), events };
+    const message = events.at(-1) ?? JSON.parse(raw);
+    // The SDK checks structured results against the output schema; the fast lane does not, so every answer it gives is checked here.
+    const tool = TOOL_BY_NAME.get((body as { params?: { name?: string } }).params?.name ?? "");
+    if (endpoint === fast && tool && message.result?.structuredContent) tool.output.parse(message.result.structuredContent);
+    if (endpoint === fast && tool) checked.add(tool.name);
+    return { status: response.status, type: response.headers.get("content-type"), message, events };
+  };
+  const checked = new Set<string>();
+  /** Earlier tests' jobs finish on their own within milliseconds; wait for the slots to be free. */
+  const idle = async () => {
+    while (jobs.activeCount > 0) await Bun.sleep(2);
   };
 
   test.each([
@@ -119,5 +133,39 @@ describe("both paths answer alike", () => {
     expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
     expect(a.status).toBe("pending");
     expect(b.status).toBe("pending");
+  });
+
+  test("live job views, cancels and resets answer alike and fit their output schemas", async () => {
+    const ask = (prompt: string) => call("tools/call", { name: "hermes_ask", arguments: { prompt, async_mode: true } });
+    await idle();
+    const jobOf = async (endpoint: typeof fast) => (await send(endpoint, ask("hang on"))).message.result.structuredContent.job_id as string;
+    const a = await jobOf(fast);
+    const b = await jobOf(slow);
+    await Bun.sleep(5);
+    const viewOf = async (endpoint: typeof fast, name: string, id: string) =>
+      (await send(endpoint, call("tools/call", { name, arguments: { job_id: id } }))).message.result.structuredContent;
+    const running = await viewOf(fast, "hermes_check", a);
+    expect(running.progress.current_tool).toContain("terminal");
+    const same = (view: Record<string, unknown>, id: string) => ({ ...view, job_id: id, created_at: 0, started_at: 0, finished_at: 0, progress: undefined });
+    expect(same(running, "x")).toEqual(same(await viewOf(slow, "hermes_check", b), "x"));
+    const cancelled = await viewOf(fast, "hermes_cancel", a);
+    expect(cancelled.status).toBe("cancelled");
+    expect(same(cancelled, "x")).toEqual(same(await viewOf(slow, "hermes_cancel", b), "x"));
+    const reset = await send(fast, call("tools/call", { name: "hermes_reset", arguments: {} }));
+    expect(reset.message.result.structuredContent.cleared).toBeGreaterThan(0);
+    expect(checked).toEqual(new Set(["hermes_ask", "hermes_check", "hermes_cancel", "hermes_reset"]));
+  });
+
+  test("another principal's job answers alike on both paths, as an unknown id", async () => {
+    await idle();
+    const mine = (await send(fast, call("tools/call", { name: "hermes_ask", arguments: { prompt: "hang mine", async_mode: true } }))).message.result.structuredContent.job_id;
+    const other = { ...auth, extra: { principal: "pat:other#99999999" } };
+    const check = call("tools/call", { name: "hermes_check", arguments: { job_id: mine } });
+    const a = await send(fast, check, other);
+    const b = await send(slow, check, other);
+    expect(a.message.result.structuredContent).toMatchObject({ job_id: mine, status: "unknown" });
+    expect(a.message.result.structuredContent).toEqual(b.message.result.structuredContent);
+    expect((await send(fast, check)).message.result.structuredContent.status).toBe("running");
+    await send(fast, call("tools/call", { name: "hermes_cancel", arguments: { job_id: mine } }));
   });
 });

@@ -154,6 +154,28 @@ describe.each(["legacy", "modern"] as Era[])("tools over the %s protocol", (era)
     const missing = await client.callTool({ name: "hermes_check", arguments: {} });
     expect(missing.isError).toBe(true);
   });
+
+  test("session labels with bidi controls, line separators or C1 controls are refused, saying why", async () => {
+    const cases: [string, string][] = [
+      ["trip\u202Eevil", "bidirectional controls"],
+      ["trip\u2066x\u2069", "bidirectional controls"],
+      ["trip\u200F", "bidirectional controls"],
+      ["trip\u061C", "bidirectional controls"],
+      ["trip\u2028two", "line/paragraph separators"],
+      ["trip\u2029two", "line/paragraph separators"],
+      ["trip\u0085two", "control characters"],
+      ["trip\u009Bcsi", "control characters"],
+      ["trip\nline", "control characters"],
+    ];
+    const before = world.gateway.chats.length;
+    for (const [session_id, why] of cases) {
+      const result = await ask(client, { prompt: "labelled", session_id });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(why);
+    }
+    expect(world.gateway.chats.length).toBe(before);
+    expect(structuredOf(await ask(client, { prompt: "plain label", session_id: "trip-2026 (Zürich) — 東京" })).status).toBe("completed");
+  });
 });
 
 describe("gateway failures reach the caller as one clear sentence", () => {
@@ -218,7 +240,7 @@ describe("gateway failures reach the caller as one clear sentence", () => {
 });
 
 describe("hermes_reset", () => {
-  test("clears every job, counted by status, and interrupts the active ones at the gateway", async () => {
+  test("clears every job of the caller, counted by status, and interrupts the active ones at the gateway", async () => {
     const client = await world.client();
     await client.callTool({ name: "hermes_reset", arguments: {} });
     await ask(client, { prompt: "done before reset" });

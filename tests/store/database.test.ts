@@ -80,7 +80,7 @@ describe("JobStore", () => {
     store.close();
   });
 
-  test("reaps only terminal jobs older than the cut-off; clear counts by status", () => {
+  test("reaps only terminal jobs older than the cut-off; clearing a principal counts by status", () => {
     const store = newStore();
     store.jobs.insert(job("old"));
     store.jobs.finish("old", { status: "completed", result: "", endReason: "completed", finishedAt: 100 });
@@ -89,8 +89,8 @@ describe("JobStore", () => {
     store.jobs.insert(job("active"));
     expect(store.jobs.reapFinishedBefore(500)).toBe(1);
     expect(store.jobs.get("old")).toBeNull();
-    expect(store.jobs.clear()).toEqual({ failed: 1, pending: 1 });
-    expect(store.jobs.count()).toBe(0);
+    expect(store.jobs.clearFor("p")).toEqual({ failed: 1, pending: 1 });
+    expect(store.jobs.counts("p")).toEqual({ total: 0, mine: 0 });
     store.close();
   });
 
@@ -118,9 +118,9 @@ describe("JobStore", () => {
     const a = openStore(path);
     const b = openStore(path);
     const before = a.dataVersion();
-    a.personalTokens.create("mine", "h1", 1);
+    a.personalTokens.create("mine", "h1", "pat:mine#1", 1);
     expect(a.dataVersion()).toBe(before);
-    b.personalTokens.create("theirs", "h2", 1);
+    b.personalTokens.create("theirs", "h2", "pat:theirs#2", 1);
     expect(a.dataVersion()).not.toBe(before);
     a.close();
     b.close();
