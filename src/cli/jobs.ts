@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { cancelJob, findJob, JobAdminError, listJobs, parseStatus } from "../jobs/admin.ts";
 import type { Store } from "../store/index.ts";
 import type { JobRow, JobSummary } from "../store/jobs.ts";
+import { escapeBreakingChars, escapeBreakingCharsInBlock } from "../unsafe-text.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
 
 function withStore<T>(body: (store: Store) => T): T {
@@ -16,14 +17,11 @@ function withStore<T>(body: (store: Store) => T): T {
 }
 
 // Threat: text chosen by a remote caller or by Hermes (labels, errors, answers) rewriting the owner's terminal —
-// escape sequences, bidi overrides and other invisible controls are shown as \u{…} instead of being obeyed.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_INLINE = /[\t\n]/g;
-const escapeChar = (c: string): string => `\\u{${(c.codePointAt(0) as number).toString(16)}}`;
+// escape sequences, bidi overrides and other invisible controls are shown as \uXXXX instead of being obeyed.
 /** Safe to print on one line (a table cell). */
-const cell = (text: string): string => text.replace(UNSAFE, escapeChar).replace(UNSAFE_INLINE, escapeChar);
+const cell = escapeBreakingChars;
 /** Safe to print as a block (an answer keeps its line breaks and tabs). */
-const block = (text: string): string => text.replace(UNSAFE, escapeChar);
+const block = escapeBreakingCharsInBlock;
 
 const when = (ms: number | null): string => (ms === null ? "-" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)}Z`);
 const span = (from: number | null, to: number | null): string => (from === null || to === null ? "-" : `${((to - from) / 1000).toFixed(1)} s`);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { JobViewSchema, ResetSummarySchema } from "../jobs/view.ts";
 import { JOB_STATUSES } from "../store/jobs.ts";
+import { BIDI, LINE_BREAKING } from "../unsafe-text.ts";
 
 /** The gateway refuses text parts over 65,536 characters; say so before sending. */
 export const MAX_PROMPT_CHARS = 65_536;
@@ -16,11 +17,11 @@ export const AskInput = z.object({
     .string()
     .max(200, "session_id must be at most 200 characters")
     // C0, DEL and C1 controls (U+0085 included): they break logs and terminals.
-    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "session_id must not contain control characters (tabs, line breaks, U+0080–U+009F); use a plain label such as trip-2026")
+    .regex(new RegExp(`^[^${LINE_BREAKING}]*$`, "u"), "session_id must not contain control characters (tabs, line breaks, U+0080–U+009F) or line/paragraph separators (U+2028/U+2029); use a plain label such as trip-2026")
     // Threat: labels that read differently than they are (Trojan Source) in logs and in `hermes-mcp jobs list`.
     .regex(
-      /^[^\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]*$/,
-      "session_id must not contain bidirectional controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) or line/paragraph separators (U+2028/U+2029); use a plain label such as trip-2026",
+      new RegExp(`^[^${BIDI}]*$`, "u"),
+      "session_id must not contain bidirectional controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069); use a plain label such as trip-2026",
     )
     .nullish()
     .describe("Optional conversation label; reuse it so Hermes keeps context across calls."),

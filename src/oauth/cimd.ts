@@ -7,6 +7,7 @@ import type { Store } from "../store/index.ts";
 import { CIMD_DEFAULT_CACHE_MS, CIMD_MAX_BYTES, CIMD_MAX_CACHE_MS, CIMD_MIN_CACHE_MS, CIMD_TIMEOUT_MS, MAX_REDIRECT_URIS } from "./constants.ts";
 import { isLoopbackRedirect, parseRedirectUri } from "./redirects.ts";
 import { fetchDocument, FetchRefused } from "./safe-fetch.ts";
+import { stripUnsafeChars } from "../unsafe-text.ts";
 
 const MEMORY_CACHE_LIMIT = 100;
 
@@ -146,6 +147,6 @@ export class MetadataClients {
 
 /** Display names are attacker-chosen: control characters out, length bounded (the page escapes the rest). */
 export function cleanName(name: string | undefined): string | undefined {
-  const cleaned = name?.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, "").trim().slice(0, 100);
+  const cleaned = name === undefined ? undefined : stripUnsafeChars(name).trim().slice(0, 100);
   return cleaned ? cleaned : undefined;
 }

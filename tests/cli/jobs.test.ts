@@ -108,8 +108,8 @@ describe("hermes-mcp jobs", () => {
     const shown = await jobsCli("show", "hostile-0001", "--answer");
     for (const out of [listed.stdout, shown.stdout]) {
       expect(out).not.toMatch(/[\u001b\u0007\u202e]/);
-      expect(out).toContain("trip\\u{202e}evil\\u{1b}[2J");
+      expect(out).toContain("trip\\u202eevil\\u001b[2J");
     }
-    expect(shown.stdout).toContain("line one\nline two\\u{1b}]0;pwned\\u{7}");
+    expect(shown.stdout).toContain("line one\nline two\\u001b]0;pwned\\u0007");
   });
 });
