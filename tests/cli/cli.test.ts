@@ -4,22 +4,16 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
-import { freePort, makeHome, removeHome, runCli, startTestDaemon } from "../support/daemon.ts";
+import { freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
 let gateway: FakeGateway;
-const homes: string[] = [];
-const home = (): string => {
-  const h = makeHome();
-  homes.push(h);
-  return h;
-};
+const home = tempHomes();
 beforeAll(async () => {
   gateway = await startFakeGateway({ models: ["hermes-agent", "hermes-fast"] });
 });
 afterAll(async () => {
   await gateway.stop();
-  for (const h of homes) removeHome(h);
 });
 
 describe("hermes-mcp", () => {

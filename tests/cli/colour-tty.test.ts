@@ -1,18 +1,10 @@
 // Colour on a real terminal (pseudo-terminal), none when NO_COLOR is set: doctor's ✔/⚠/✖ and --help. Piped output is checked in cli.test.ts.
-import { afterAll, describe, expect, test } from "bun:test";
-import { freePort, makeHome, removeHome } from "../support/daemon.ts";
+import { describe, expect, test } from "bun:test";
+import { freePort, tempHomes } from "../support/daemon.ts";
 import { reserveClosedPort } from "../support/fake-gateway.ts";
 import { runCliOnTerminal } from "../support/pty.ts";
 
-const homes: string[] = [];
-const home = (): string => {
-  const h = makeHome();
-  homes.push(h);
-  return h;
-};
-afterAll(() => {
-  for (const h of homes) removeHome(h);
-});
+const home = tempHomes();
 
 const doctorEnv = (): Record<string, string> => ({ BIND_PORT: String(freePort()), HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` });
 

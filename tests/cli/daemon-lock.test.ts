@@ -1,26 +1,20 @@
 // One daemon per database: a second `serve` changes nothing and names the first; a kill -9 leaves no stale lock; BIND_PORT=0 advertises the bound port.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { baseEnv, createToken, freePort, makeHome, removeHome, runCli, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+import { baseEnv, createToken, freePort, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "cli", "index.ts");
 let gateway: FakeGateway;
 let env: Record<string, string>;
-const homes: string[] = [];
-const home = (): string => {
-  const h = makeHome();
-  homes.push(h);
-  return h;
-};
+const home = tempHomes();
 beforeAll(async () => {
   gateway = await startFakeGateway();
   env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
 });
 afterAll(async () => {
   await gateway.stop();
-  for (const h of homes) removeHome(h);
 });
 
 const askAsync = async (daemon: TestDaemon, token: string, prompt: string): Promise<string> => {

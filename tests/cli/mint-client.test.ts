@@ -1,19 +1,11 @@
 // `hermes-mcp mint-client --write`: creates the private config folder and env file, keeps other lines, never clobbers a client without --force.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { envValues, setEnvLines } from "../../src/config/env-file.ts";
-import { makeHome, removeHome, runCli } from "../support/daemon.ts";
+import { runCli, tempHomes } from "../support/daemon.ts";
 
-const homes: string[] = [];
-const home = (): string => {
-  const h = makeHome();
-  homes.push(h);
-  return h;
-};
-afterAll(() => {
-  for (const h of homes) removeHome(h);
-});
+const home = tempHomes();
 const mode = (path: string): number => statSync(path).mode & 0o777;
 const envFile = (h: string): string => join(h, ".config", "hermes-mcp", "env");
 

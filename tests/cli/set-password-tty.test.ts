@@ -1,20 +1,12 @@
 // `hermes-mcp set-password` on a real pseudo-terminal: both prompts answered, nothing echoed, mismatch and Ctrl-C leave no password.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { verifyConsentPassword } from "../../src/oauth/password.ts";
 import { openStore } from "../../src/store/index.ts";
-import { makeHome, removeHome } from "../support/daemon.ts";
+import { tempHomes } from "../support/daemon.ts";
 import { runCliOnTerminal } from "../support/pty.ts";
 
-const homes: string[] = [];
-const home = (): string => {
-  const h = makeHome();
-  homes.push(h);
-  return h;
-};
-afterAll(() => {
-  for (const h of homes) removeHome(h);
-});
+const home = tempHomes();
 
 const PASSWORD = "correct horse battery";
 const passwordSaved = async (h: string, password: string): Promise<boolean> => {

@@ -1,5 +1,6 @@
 // Test harness: runs the real hermes-mcp CLI as a child process on a loopback port it picked, with a throwaway HOME.
 import type { Subprocess } from "bun";
+import { afterAll } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,19 @@ export function freePort(): number {
   const port = probe.port;
   probe.stop(true);
   return port;
+}
+
+/** A fresh throwaway HOME per call; every one is removed after the calling file's tests. */
+export function tempHomes(): () => string {
+  const homes: string[] = [];
+  afterAll(() => {
+    for (const h of homes) removeHome(h);
+  });
+  return () => {
+    const h = makeHome();
+    homes.push(h);
+    return h;
+  };
 }
 
 export function makeHome(): string {
