@@ -28,7 +28,10 @@ async function runWrk(spec: LoadSpec): Promise<number> {
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join("\n");
   writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(spec.body)}\n${headerLines}\n`);
-  const proc = Bun.spawn(["wrk", "-t1", `-c${spec.connections}`, `-d${spec.seconds}s`, "-s", script, spec.url], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["wrk", "-t1", `-c${spec.connections}`, `-d${spec.seconds}s`, "-s", script, spec.url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);

@@ -53,12 +53,22 @@ export function startDaemon(loaded: LoadedConfig, log: Logger): RunningDaemon {
   }
 }
 
-const starting = (): Response => Response.json({ error: "starting", error_description: "hermes-mcp is starting; try again in a moment" }, { status: 503, headers: { "retry-after": "1" } });
+const starting = (): Response =>
+  Response.json(
+    { error: "starting", error_description: "hermes-mcp is starting; try again in a moment" },
+    { status: 503, headers: { "retry-after": "1" } },
+  );
 
 /** Builds every layer on the bound port's configuration, recovers interrupted jobs, then hands the server its real handlers. */
 function serveOn(config: Config, store: Store, server: Server<undefined>, lock: DaemonLock, log: Logger): RunningDaemon {
   const gateway = config.gateway.apiKey
-    ? new GatewayClient({ baseUrl: config.gateway.url, apiKey: config.gateway.apiKey, model: config.gateway.model, log, maxRetries: config.gateway.retries })
+    ? new GatewayClient({
+        baseUrl: config.gateway.url,
+        apiKey: config.gateway.apiKey,
+        model: config.gateway.model,
+        log,
+        maxRetries: config.gateway.retries,
+      })
     : null;
   const jobs = new JobService({
     store,
@@ -71,9 +81,12 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
   const { recovered } = jobs.start();
 
   const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)]);
-  const mcp = createMcpEndpoint({ jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts }, {
-    onError: (error) => log.debug("mcp request rejected", { error: error.message }),
-  });
+  const mcp = createMcpEndpoint(
+    { jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts },
+    {
+      onError: (error) => log.debug("mcp request rejected", { error: error.message }),
+    },
+  );
   const mcpRoute = createMcpRoute({ config, log, verifier, mcp, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
   const oauth = createOAuthServer({ config, store, log, onRevoke: () => verifier.invalidate() });
   const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth });

@@ -9,7 +9,19 @@ const SRC = resolve(import.meta.dir, "..", "src");
  * Higher imports lower. daemon.ts sits between cli (which starts it) and http; other top-level files (log.ts,
  * version.ts, …) sit at the bottom.
  */
-const RANK: Record<string, number> = { cli: 7, "daemon.ts": 6, http: 5, oauth: 4, mcp: 4, jobs: 3, gateway: 2, store: 1, config: 1, web: 1, crypto: 1 };
+const RANK: Record<string, number> = {
+  cli: 7,
+  "daemon.ts": 6,
+  http: 5,
+  oauth: 4,
+  mcp: 4,
+  jobs: 3,
+  gateway: 2,
+  store: 1,
+  config: 1,
+  web: 1,
+  crypto: 1,
+};
 const BOTTOM = 1;
 /** Same-rank layers that must still not import each other. */
 const PEERS: [string, string][] = [["oauth", "mcp"]];
@@ -32,7 +44,11 @@ function sourceFiles(dir: string): string[] {
 /** Every module specifier a file imports or re-exports (static, side-effect and dynamic imports). */
 export function specifiers(source: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g];
+  const patterns = [
+    /\b(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
   for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1] as string);
   return found;
 }
@@ -61,7 +77,8 @@ function violationsIn(files: Record<string, string>): string[] {
       if (toLayer === fromLayer) continue;
       const upward = rankOf(toLayer) > rankOf(fromLayer);
       const crossPeers = PEERS.some(([a, b]) => (fromLayer === a && toLayer === b) || (fromLayer === b && toLayer === a));
-      if ((upward || crossPeers) && !ALLOWED.has(`${fromLayer} → ${toLayer}`)) found.push(`${from} imports ${target} (${fromLayer} → ${toLayer})`);
+      if ((upward || crossPeers) && !ALLOWED.has(`${fromLayer} → ${toLayer}`))
+        found.push(`${from} imports ${target} (${fromLayer} → ${toLayer})`);
     }
   }
   return found;

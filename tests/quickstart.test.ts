@@ -11,7 +11,9 @@ const ROOT = join(import.meta.dir, "..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("<!-- quickstart:start -->"), readme.indexOf("<!-- quickstart:end -->"));
 /** Every ```sh block between the markers, in order, as the reader copies it (list indentation removed). */
-const blocks = [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent = "", body = ""]) => body.replace(new RegExp(`^${indent}`, "gm"), ""));
+const blocks = [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)].map(([, indent = "", body = ""]) =>
+  body.replace(new RegExp(`^${indent}`, "gm"), ""),
+);
 
 const home = makeHome();
 const port = freePort();
@@ -33,11 +35,20 @@ const env = (): Record<string, string> => ({
   ...(gateway ? { HERMES_API_URL: gateway.url } : {}),
 });
 const rewrite = (command: string): string =>
-  command.replaceAll("127.0.0.1:8765", `127.0.0.1:${port}`).replaceAll("127.0.0.1:8642", gateway ? new URL(gateway.url).host : "127.0.0.1:8642");
+  command
+    .replaceAll("127.0.0.1:8765", `127.0.0.1:${port}`)
+    .replaceAll("127.0.0.1:8642", gateway ? new URL(gateway.url).host : "127.0.0.1:8642");
 
 /** Runs shell text with bash in the clone, as a reader pasting it would (asynchronously: the fake gateway lives in this process). */
 async function sh(command: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(["bash", "-c", rewrite(command)], { cwd: ROOT, env: env(), stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+  const proc = Bun.spawn(["bash", "-c", rewrite(command)], {
+    cwd: ROOT,
+    env: env(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 20_000,
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -45,7 +56,12 @@ async function sh(command: string): Promise<{ code: number; stdout: string; stde
 /** `hermes-mcp serve` runs in a terminal of its own: here, in the background until the test stops it. */
 async function startServe(exportLine: string, command: string): Promise<void> {
   // `exec`: the daemon replaces the shell, so SIGTERM reaches it as Ctrl-C would in a terminal.
-  daemon = Bun.spawn(["bash", "-c", rewrite(`${exportLine}\nexec ${command}`)], { cwd: ROOT, env: env(), stdout: "ignore", stderr: "ignore" });
+  daemon = Bun.spawn(["bash", "-c", rewrite(`${exportLine}\nexec ${command}`)], {
+    cwd: ROOT,
+    env: env(),
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   for (let i = 0; i < 200; i++) {
     if ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok) return;
     await Bun.sleep(50);
@@ -69,66 +85,62 @@ afterAll(async () => {
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
-test(
-  "the quick start works as written on a fresh machine",
-  async () => {
-    for (const tool of ["bash", "curl", "openssl"]) expect({ tool, found: Bun.which(tool) !== null }).toEqual({ tool, found: true });
-    const [hermesSide, onPath, serve, tryIt, envFile, ...rest] = blocks;
-    expect(rest).toEqual([]);
-    expect([hermesSide, onPath, serve, tryIt, envFile].every((b) => b !== undefined)).toBe(true);
+test("the quick start works as written on a fresh machine", async () => {
+  for (const tool of ["bash", "curl", "openssl"]) expect({ tool, found: Bun.which(tool) !== null }).toEqual({ tool, found: true });
+  const [hermesSide, onPath, serve, tryIt, envFile, ...rest] = blocks;
+  expect(rest).toEqual([]);
+  expect([hermesSide, onPath, serve, tryIt, envFile].every((b) => b !== undefined)).toBe(true);
 
-    // 1. The Hermes side. `systemctl --user restart hermes-gateway` is the one line CI cannot run: in its place the fake
-    // gateway starts, with the API_SERVER_KEY the line before wrote into the temporary ~/.hermes/.env (what a restarted
-    // gateway would read). ~/.hermes exists on a machine with Hermes installed; here it is created for it.
-    await sh("mkdir -p ~/.hermes");
-    const [beforeRestart, afterRestart] = (hermesSide as string).split(/^systemctl --user restart hermes-gateway.*$/m);
-    expect(afterRestart).toBeDefined();
-    expect((await sh(beforeRestart as string)).code).toBe(0);
-    const key = parseDotenv(readFileSync(join(home, ".hermes", ".env"), "utf8")).values.API_SERVER_KEY ?? "";
-    expect(key.length).toBeGreaterThanOrEqual(16);
-    gateway = await startFakeGateway({ apiKey: key });
-    expect((await sh(afterRestart as string)).stdout).toContain('"platform":"hermes-agent"');
-    // Running it again keeps the key: it adds one only when none is there.
-    await sh(beforeRestart as string);
-    expect(readFileSync(join(home, ".hermes", ".env"), "utf8").match(/API_SERVER_KEY=/g)).toHaveLength(1);
+  // 1. The Hermes side. `systemctl --user restart hermes-gateway` is the one line CI cannot run: in its place the fake
+  // gateway starts, with the API_SERVER_KEY the line before wrote into the temporary ~/.hermes/.env (what a restarted
+  // gateway would read). ~/.hermes exists on a machine with Hermes installed; here it is created for it.
+  await sh("mkdir -p ~/.hermes");
+  const [beforeRestart, afterRestart] = (hermesSide as string).split(/^systemctl --user restart hermes-gateway.*$/m);
+  expect(afterRestart).toBeDefined();
+  expect((await sh(beforeRestart as string)).code).toBe(0);
+  const key = parseDotenv(readFileSync(join(home, ".hermes", ".env"), "utf8")).values.API_SERVER_KEY ?? "";
+  expect(key.length).toBeGreaterThanOrEqual(16);
+  gateway = await startFakeGateway({ apiKey: key });
+  expect((await sh(afterRestart as string)).stdout).toContain('"platform":"hermes-agent"');
+  // Running it again keeps the key: it adds one only when none is there.
+  await sh(beforeRestart as string);
+  expect(readFileSync(join(home, ".hermes", ".env"), "utf8").match(/API_SERVER_KEY=/g)).toHaveLength(1);
 
-    // 2. hermes-mcp on PATH (the `export` lasts for the block, as in the reader's shell; later blocks get it the same way).
-    const linked = await sh(onPath as string);
-    expect(linked.code, linked.stderr).toBe(0);
-    expect(linked.stdout.trim().split("\n").at(-1)).toMatch(/^\d+\.\d+\.\d+$/);
-    const exportLine = /^export PATH=.*$/m.exec(onPath as string)?.[0] ?? "";
-    expect(exportLine).not.toBe("");
-    expect((await sh(`${exportLine}\ncommand -v hermes-mcp`)).stdout.trim()).toBe(join(home, ".bun", "bin", "hermes-mcp"));
+  // 2. hermes-mcp on PATH (the `export` lasts for the block, as in the reader's shell; later blocks get it the same way).
+  const linked = await sh(onPath as string);
+  expect(linked.code, linked.stderr).toBe(0);
+  expect(linked.stdout.trim().split("\n").at(-1)).toMatch(/^\d+\.\d+\.\d+$/);
+  const exportLine = /^export PATH=.*$/m.exec(onPath as string)?.[0] ?? "";
+  expect(exportLine).not.toBe("");
+  expect((await sh(`${exportLine}\ncommand -v hermes-mcp`)).stdout.trim()).toBe(join(home, ".bun", "bin", "hermes-mcp"));
 
-    // 3. The daemon.
-    expect((serve as string).trim()).toBe("hermes-mcp serve");
-    await startServe(exportLine, serve as string);
+  // 3. The daemon.
+  expect((serve as string).trim()).toBe("hermes-mcp serve");
+  await startServe(exportLine, serve as string);
 
-    // 4. doctor, a token, and curl listing the tools through the daemon; the gateway key came from ~/.hermes/.env.
-    const tried = await sh(`${exportLine}\n${tryIt}`);
-    expect(tried.code, tried.stderr).toBe(0);
-    expect(tried.stdout).toContain("configuration valid");
-    expect(tried.stdout).toContain("gateway accepts HERMES_API_KEY");
-    for (const tool of ["hermes_ask", "hermes_check", "hermes_cancel", "hermes_reset"]) expect(tried.stdout).toContain(tool);
-    expect(gateway.requests.some((r) => r.authOk)).toBe(true);
+  // 4. doctor, a token, and curl listing the tools through the daemon; the gateway key came from ~/.hermes/.env.
+  const tried = await sh(`${exportLine}\n${tryIt}`);
+  expect(tried.code, tried.stderr).toBe(0);
+  expect(tried.stdout).toContain("configuration valid");
+  expect(tried.stdout).toContain("gateway accepts HERMES_API_KEY");
+  for (const tool of ["hermes_ask", "hermes_check", "hermes_cancel", "hermes_reset"]) expect(tried.stdout).toContain(tool);
+  expect(gateway.requests.some((r) => r.authOk)).toBe(true);
 
-    // Set-up for Claude, step 2: the env file, created private, with the client and the public URL; doctor accepts it.
-    const configured = await sh(`${exportLine}\n${envFile}`);
-    expect(configured.code, configured.stderr + configured.stdout).toBe(0);
-    const folder = join(home, ".config", "hermes-mcp");
-    expect(mode(folder)).toBe(0o700);
-    expect(mode(join(folder, "env"))).toBe(0o600);
-    const values = parseDotenv(readFileSync(join(folder, "env"), "utf8")).values;
-    expect(values.OAUTH_CLIENT_ID).toMatch(/^hermes-/);
-    expect(configured.stdout + configured.stderr).not.toContain(values.OAUTH_CLIENT_SECRET as string);
-    expect(configured.stdout).toContain(`static OAuth client ${values.OAUTH_CLIENT_ID} configured`);
-    expect(configured.stdout).not.toContain("✖");
+  // Set-up for Claude, step 2: the env file, created private, with the client and the public URL; doctor accepts it.
+  const configured = await sh(`${exportLine}\n${envFile}`);
+  expect(configured.code, configured.stderr + configured.stdout).toBe(0);
+  const folder = join(home, ".config", "hermes-mcp");
+  expect(mode(folder)).toBe(0o700);
+  expect(mode(join(folder, "env"))).toBe(0o600);
+  const values = parseDotenv(readFileSync(join(folder, "env"), "utf8")).values;
+  expect(values.OAUTH_CLIENT_ID).toMatch(/^hermes-/);
+  expect(configured.stdout + configured.stderr).not.toContain(values.OAUTH_CLIENT_SECRET as string);
+  expect(configured.stdout).toContain(`static OAuth client ${values.OAUTH_CLIENT_ID} configured`);
+  expect(configured.stdout).not.toContain("✖");
 
-    // Step 3: restarted, the daemon serves as the issuer the file names.
-    await stopServe();
-    await startServe(exportLine, serve as string);
-    const metadata = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
-    expect(metadata.issuer).toBe(values.OAUTH_ISSUER_URL as string);
-  },
-  30_000,
-);
+  // Step 3: restarted, the daemon serves as the issuer the file names.
+  await stopServe();
+  await startServe(exportLine, serve as string);
+  const metadata = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+  expect(metadata.issuer).toBe(values.OAUTH_ISSUER_URL as string);
+}, 30_000);

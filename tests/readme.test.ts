@@ -9,7 +9,10 @@ import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./
 const ROOT = join(import.meta.dir, "..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
 
 describe("README", () => {
   test("documents every environment variable the daemon reads", () => {
@@ -17,7 +20,18 @@ describe("README", () => {
   });
 
   test("documents every command", () => {
-    for (const command of ["serve", "doctor", "mint-client", "mint-client --write", "token create --name NAME", "token list", "token revoke NAME", "set-password", "clients list", "clients revoke ID"]) {
+    for (const command of [
+      "serve",
+      "doctor",
+      "mint-client",
+      "mint-client --write",
+      "token create --name NAME",
+      "token list",
+      "token revoke NAME",
+      "set-password",
+      "clients list",
+      "clients revoke ID",
+    ]) {
       expect(readme).toContain(`hermes-mcp ${command}`);
     }
   });
@@ -46,7 +60,13 @@ describe("README", () => {
   });
 
   test("the files it points at exist", () => {
-    for (const path of ["packaging/systemd/hermes-mcp.service", "packaging/launchd/com.hermes-mcp.plist", "packaging/env.example", "THREAT_MODEL.md", "tests/support/fake-gateway.ts"]) {
+    for (const path of [
+      "packaging/systemd/hermes-mcp.service",
+      "packaging/launchd/com.hermes-mcp.plist",
+      "packaging/env.example",
+      "THREAT_MODEL.md",
+      "tests/support/fake-gateway.ts",
+    ]) {
       expect(existsSync(join(ROOT, path))).toBe(true);
     }
     const unit = readFileSync(join(ROOT, "packaging/systemd/hermes-mcp.service"), "utf8");
@@ -71,14 +91,23 @@ describe("README", () => {
       proc.kill("SIGTERM");
       await proc.exited;
     }
-    const doctor = Bun.spawnSync([process.execPath, "run", "hermes-mcp", "doctor"], { cwd: ROOT, env: { ...env, BIND_PORT: String(freePort()) }, stdout: "pipe" });
+    const doctor = Bun.spawnSync([process.execPath, "run", "hermes-mcp", "doctor"], {
+      cwd: ROOT,
+      env: { ...env, BIND_PORT: String(freePort()) },
+      stdout: "pipe",
+    });
     expect(doctor.stdout.toString()).toContain("configuration valid");
     removeHome(home);
   });
 
   test("plain `hermes-mcp mint-client` prints only env lines on stdout (safe to append to a file with >>)", async () => {
     const home = makeHome();
-    const result = Bun.spawnSync([process.execPath, "run", "hermes-mcp", "mint-client"], { cwd: ROOT, env: { HOME: home, PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
+    const result = Bun.spawnSync([process.execPath, "run", "hermes-mcp", "mint-client"], {
+      cwd: ROOT,
+      env: { HOME: home, PATH: process.env.PATH ?? "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const lines = result.stdout.toString().trim().split("\n");
     expect(lines.every((line) => /^OAUTH_CLIENT_(ID|SECRET)=\S+$/.test(line))).toBe(true);
     removeHome(home);
@@ -94,13 +123,26 @@ describe("README", () => {
 
     test("names every client the design promises", () => {
       const names = rows.map((row) => row[0]).join(" ");
-      for (const client of ["Claude.ai", "Claude Desktop", "Claude mobile", "Claude Code", "Codex", "Cursor", "VS Code", "MCP Inspector", "scripts"]) expect(names).toContain(client);
+      for (const client of [
+        "Claude.ai",
+        "Claude Desktop",
+        "Claude mobile",
+        "Claude Code",
+        "Codex",
+        "Cursor",
+        "VS Code",
+        "MCP Inspector",
+        "scripts",
+      ])
+        expect(names).toContain(client);
     });
 
     test("every redirect URI it lists is accepted by the path it names (static policy, or registered with loopback on any port)", () => {
       let checked = 0;
       for (const [client, , redirects = ""] of rows) {
-        const uris = [...redirects.matchAll(/`([a-z][a-z0-9+.-]*:\/\/[^`]+)`/g)].map((m) => m[1] as string).filter((uri) => !uri.includes("metadata"));
+        const uris = [...redirects.matchAll(/`([a-z][a-z0-9+.-]*:\/\/[^`]+)`/g)]
+          .map((m) => m[1] as string)
+          .filter((uri) => !uri.includes("metadata"));
         const registered = uris.map((uri) => uri.replace("<any port>", "1234"));
         for (const uri of uris) {
           const requested = uri.replace("<any port>", "54321");

@@ -3,7 +3,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { createToken, runCli } from "./support/daemon.ts";
 import { connectClient, structuredOf } from "./support/mcp-client.ts";
-import { consentPage, PASSWORD, pkce, redirectParams, registerOk, startOAuthWorld, staticTokens, submitConsent, tokenRequest, type OAuthWorld } from "./support/oauth-flow.ts";
+import {
+  consentPage,
+  PASSWORD,
+  pkce,
+  redirectParams,
+  registerOk,
+  startOAuthWorld,
+  staticTokens,
+  submitConsent,
+  tokenRequest,
+  type OAuthWorld,
+} from "./support/oauth-flow.ts";
 
 const APP_CALLBACK = "http://127.0.0.1:33418/callback";
 const NEVER_ISSUED = "00000000-0000-4000-8000-000000000000";
@@ -25,7 +36,13 @@ async function registeredAppToken(): Promise<string> {
     resource: `${world.url}/mcp`,
   });
   const { params } = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve"));
-  const tokens = await tokenRequest(world.url, { grant_type: "authorization_code", code: params.get("code") as string, redirect_uri: APP_CALLBACK, code_verifier: pair.verifier, client_id: app.client_id });
+  const tokens = await tokenRequest(world.url, {
+    grant_type: "authorization_code",
+    code: params.get("code") as string,
+    redirect_uri: APP_CALLBACK,
+    code_verifier: pair.verifier,
+    client_id: app.client_id,
+  });
   if (tokens.status !== 200) throw new Error(`app token exchange failed: ${JSON.stringify(tokens.body)}`);
   return tokens.body.access_token as string;
 }
@@ -45,7 +62,8 @@ afterAll(async () => {
   await world.close();
 });
 
-const call = async (who: string, name: string, args: Record<string, unknown> = {}) => structuredOf(await (callers[who] as Client).callTool({ name, arguments: args }));
+const call = async (who: string, name: string, args: Record<string, unknown> = {}) =>
+  structuredOf(await (callers[who] as Client).callTool({ name, arguments: args }));
 
 describe("four principals on one daemon", () => {
   test("nobody reads, long-polls or cancels another's running job; every foreign answer is that of an id never issued", async () => {

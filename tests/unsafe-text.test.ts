@@ -2,7 +2,25 @@
 import { describe, expect, test } from "bun:test";
 import { escapeBreakingChars, hasBreakingChar, toOneVisibleLine } from "../src/unsafe-text.ts";
 
-const BREAKING = ["\u0000", "\t", "\n", "\r", "\u001b", "\u007f", "\u0085", "\u009f", "\u2028", "\u2029", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069"];
+const BREAKING = [
+  "\u0000",
+  "\t",
+  "\n",
+  "\r",
+  "\u001b",
+  "\u007f",
+  "\u0085",
+  "\u009f",
+  "\u2028",
+  "\u2029",
+  "\u061c",
+  "\u200e",
+  "\u200f",
+  "\u202a",
+  "\u202e",
+  "\u2066",
+  "\u2069",
+];
 
 describe("unsafe-text", () => {
   test("every control, separator and bidi control is breaking; ordinary text, emoji and joiners are not", () => {

@@ -12,7 +12,8 @@ export interface CommandLineProblem {
 type AnyCommand = CommandDef<ArgsDef>;
 const BUILTIN_FLAGS = new Set(["help", "h", "version", "v"]);
 
-const resolve = async <T>(value: T | (() => T) | (() => Promise<T>) | Promise<T>): Promise<T> => (typeof value === "function" ? await (value as () => T | Promise<T>)() : await value);
+const resolve = async <T>(value: T | (() => T) | (() => Promise<T>) | Promise<T>): Promise<T> =>
+  typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 const kebab = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
 
 /** Null when citty may run `rawArgs`; otherwise the one problem to report. `--help` anywhere is always fine. */
@@ -27,7 +28,9 @@ export async function checkCommandLine(main: AnyCommand, rawArgs: string[]): Pro
     const args = (await resolve(command.args ?? {})) as ArgsDef;
     if (arg.startsWith("-")) {
       const name = arg.replace(/^-{1,2}/, "").split("=")[0] as string;
-      const known = Object.entries(args).find(([key, def]) => def.type !== "positional" && (kebab(key) === kebab(name) || aliasesOf(def).includes(name)));
+      const known = Object.entries(args).find(
+        ([key, def]) => def.type !== "positional" && (kebab(key) === kebab(name) || aliasesOf(def).includes(name)),
+      );
       if (known) {
         if ((known[1].type === "string" || known[1].type === "enum") && !arg.includes("=")) i++;
         continue;
@@ -59,7 +62,8 @@ function unknownFlag(flag: string, name: string, value: string, command: string,
   const nearOption = options.find((option) => editDistance(option, `--${name}`) <= 2);
   if (nearOption) return `"${command}" has no option ${flag} — did you mean ${nearOption}?`;
   const setting = closestSetting(name);
-  if (setting) return `"${command}" has no option ${flag}: settings are environment variables — set ${setting}=${value} in ~/.config/hermes-mcp/env (or the environment)`;
+  if (setting)
+    return `"${command}" has no option ${flag}: settings are environment variables — set ${setting}=${value} in ~/.config/hermes-mcp/env (or the environment)`;
   return `"${command}" has no option ${flag} — ${options.length > 0 ? `its options: ${options.join(", ")}` : "it takes no options"} (see \`${command} --help\`)`;
 }
 

@@ -18,13 +18,31 @@ const list = defineCommand({
         store.close();
       }
       if (rows.length === 0) {
-        ui.info("No clients yet. Run `hermes-mcp mint-client` (Claude), `hermes-mcp set-password` (apps that register themselves) or `hermes-mcp token create --name NAME`.");
+        ui.info(
+          "No clients yet. Run `hermes-mcp mint-client` (Claude), `hermes-mcp set-password` (apps that register themselves) or `hermes-mcp token create --name NAME`.",
+        );
         return;
       }
       const header = ["ID", "KIND", "NAME", "CREATED", "LAST USED", "CONNECTIONS"];
-      const table = [header, ...rows.map((r) => [r.id, r.kind, r.name, r.createdAt === null ? "-" : when(r.createdAt), when(r.lastUsedAt), r.kind === "token" ? "-" : String(r.grants)])];
+      const table = [
+        header,
+        ...rows.map((r) => [
+          r.id,
+          r.kind,
+          r.name,
+          r.createdAt === null ? "-" : when(r.createdAt),
+          when(r.lastUsedAt),
+          r.kind === "token" ? "-" : String(r.grants),
+        ]),
+      ];
       const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length)));
-      for (const row of table) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()}\n`);
+      for (const row of table)
+        process.stdout.write(
+          `${row
+            .map((cell, i) => cell.padEnd(widths[i] as number))
+            .join("  ")
+            .trimEnd()}\n`,
+        );
     }),
 });
 

@@ -31,8 +31,17 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
   const keyMissing: Check | null =
     config.gateway.apiKey || options.missingKey === false
       ? null
-      : { ok: false, title: "HERMES_API_KEY set", fix: `set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} (or put API_SERVER_KEY there)` };
-  const client = new GatewayClient({ baseUrl: config.gateway.url, apiKey: config.gateway.apiKey ?? "", model: config.gateway.model, maxRetries: 0 });
+      : {
+          ok: false,
+          title: "HERMES_API_KEY set",
+          fix: `set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} (or put API_SERVER_KEY there)`,
+        };
+  const client = new GatewayClient({
+    baseUrl: config.gateway.url,
+    apiKey: config.gateway.apiKey ?? "",
+    model: config.gateway.model,
+    maxRetries: 0,
+  });
   const reachable = `Hermes gateway reachable at ${config.gateway.url}`;
   try {
     const { version } = await client.health(TIMEOUT_MS);
@@ -60,7 +69,9 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
       ok: false,
       title: `gateway accepts HERMES_API_KEY${source}`,
       detail: unauthorized ? "the gateway answered 401 Unauthorized" : (error as Error).message,
-      fix: unauthorized ? `copy API_SERVER_KEY from ${config.paths.hermesEnvFile} into HERMES_API_KEY, then restart hermes-mcp` : "see the gateway's log (journalctl --user -u hermes-gateway)",
+      fix: unauthorized
+        ? `copy API_SERVER_KEY from ${config.paths.hermesEnvFile} into HERMES_API_KEY, then restart hermes-mcp`
+        : "see the gateway's log (journalctl --user -u hermes-gateway)",
     });
     return checks;
   }
@@ -83,7 +94,12 @@ export function databaseCheck(config: Config): Check {
       accessSync(folder, constants.W_OK);
       return { ok: true, title: `database ${path} will be created at first start` };
     } catch {
-      return { ok: false, title: `database ${path} can be created`, detail: `${folder} is not writable`, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" };
+      return {
+        ok: false,
+        title: `database ${path} can be created`,
+        detail: `${folder} is not writable`,
+        fix: "set HERMES_MCP_DB_PATH to a file in a folder you own",
+      };
     }
   }
   const title = `database ${path} writable and private`;
@@ -91,7 +107,12 @@ export function databaseCheck(config: Config): Check {
   const fileMode = statSync(path).mode & 0o777;
   const dirMode = statSync(dirname(path)).mode & 0o777;
   if (fileMode & 0o077 || dirMode & 0o077) {
-    return { ok: false, title, detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`, fix: `chmod 600 ${path} && chmod 700 ${dirname(path)}` };
+    return {
+      ok: false,
+      title,
+      detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`,
+      fix: `chmod 600 ${path} && chmod 700 ${dirname(path)}`,
+    };
   }
   try {
     const db = new Database(path, { readwrite: true, create: false });
@@ -138,7 +159,14 @@ export function dynamicClientsCheck(config: Config): Check[] {
     }
   }
   if (!passwordSet) {
-    return [{ ok: true, warn: true, title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet", fix: "run `hermes-mcp set-password` to approve them on a consent page" }];
+    return [
+      {
+        ok: true,
+        warn: true,
+        title: "apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet",
+        fix: "run `hermes-mcp set-password` to approve them on a consent page",
+      },
+    ];
   }
   const minutes = (seconds: number | null): number => Math.ceil((seconds ?? 0) / 60);
   if (globalLock !== null) {
@@ -223,10 +251,20 @@ export function issuerChecks(config: Config): Check[] {
   checks.push(
     config.staticClient
       ? { ok: true, title: `static OAuth client ${config.staticClient.id} configured` }
-      : { ok: true, warn: true, title: "no static OAuth client", fix: "for Claude's Advanced settings run `hermes-mcp mint-client --write` (it writes OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET into the env file)" },
+      : {
+          ok: true,
+          warn: true,
+          title: "no static OAuth client",
+          fix: "for Claude's Advanced settings run `hermes-mcp mint-client --write` (it writes OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET into the env file)",
+        },
   );
   if (!existsSync(config.paths.userEnvFile)) {
-    checks.push({ ok: true, warn: true, title: `no env file at ${config.paths.userEnvFile}`, fix: "`hermes-mcp mint-client --write` creates it (folder 0700, file 0600); keep settings there so the service unit finds them" });
+    checks.push({
+      ok: true,
+      warn: true,
+      title: `no env file at ${config.paths.userEnvFile}`,
+      fix: "`hermes-mcp mint-client --write` creates it (folder 0700, file 0600); keep settings there so the service unit finds them",
+    });
   } else if (statSync(config.paths.userEnvFile).mode & 0o077) {
     checks.push({ ok: false, title: `env file ${config.paths.userEnvFile} private`, fix: `chmod 600 ${config.paths.userEnvFile}` });
   }

@@ -29,12 +29,19 @@ export default defineCommand({
       }
       const running = runningDaemon(loaded.config.dbPath);
       // BIND_PORT=0: the daemon that runs knows the port it picked; the issuer follows it.
-      const config = running !== null && running !== "unknown" && running.port !== null ? withBoundPort(loaded.config, running.port) : loaded.config;
+      const config =
+        running !== null && running !== "unknown" && running.port !== null ? withBoundPort(loaded.config, running.port) : loaded.config;
       // Start-up notes only say where a value came from, which the checks below say again; the missing key is a ✖ check of its own.
       const warnings = loaded.warnings.filter((w) => w !== missingApiKeyWarning(config.paths.hermesEnvFile));
       const checks: Check[] = [{ ok: true, title: "configuration valid" }];
       for (const warning of warnings) checks.push({ ok: true, warn: true, title: warning });
-      checks.push(...(await gatewayChecks(config)), databaseCheck(config), ...dynamicClientsCheck(config), await portCheck(config, running), ...issuerChecks(config));
+      checks.push(
+        ...(await gatewayChecks(config)),
+        databaseCheck(config),
+        ...dynamicClientsCheck(config),
+        await portCheck(config, running),
+        ...issuerChecks(config),
+      );
       for (const check of checks) print(check);
       const failed = checks.filter((c) => !c.ok).length;
       process.stdout.write(failed === 0 ? `\n${style.green("All checks passed.")}\n` : `\n${style.red(`${failed} check(s) failed.`)}\n`);

@@ -26,7 +26,9 @@ if (problem) {
   process.stderr.write(`${style.red("✖")} ${problem.message}\n`);
   if (problem.commands) {
     const width = Math.max(...problem.commands.map((c) => c.name.length));
-    process.stderr.write(`\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`);
+    process.stderr.write(
+      `\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`,
+    );
   }
   process.exit(1);
 }

@@ -24,13 +24,20 @@ const cell = escapeBreakingChars;
 const block = escapeBreakingCharsInBlock;
 
 const when = (ms: number | null): string => (ms === null ? "-" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)}Z`);
-const span = (from: number | null, to: number | null): string => (from === null || to === null ? "-" : `${((to - from) / 1000).toFixed(1)} s`);
+const span = (from: number | null, to: number | null): string =>
+  from === null || to === null ? "-" : `${((to - from) / 1000).toFixed(1)} s`;
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function printTable(header: string[], rows: string[][]): void {
   const table = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length)));
-  for (const row of table) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd()}\n`);
+  for (const row of table)
+    process.stdout.write(
+      `${row
+        .map((c, i) => c.padEnd(widths[i] as number))
+        .join("  ")
+        .trimEnd()}\n`,
+    );
 }
 
 function parseLimit(value: string | undefined): number {
@@ -43,7 +50,11 @@ function parseLimit(value: string | undefined): number {
 const list = defineCommand({
   meta: { name: "list", description: "List jobs, newest first: id, client, status, timings, prompt length — never prompts or answers" },
   args: {
-    client: { type: "string", description: "Only this client's jobs: a principal (pat:dave#1a2b3c4d) or an id from `hermes-mcp clients list` (pat:dave: every token ever named dave)" },
+    client: {
+      type: "string",
+      description:
+        "Only this client's jobs: a principal (pat:dave#1a2b3c4d) or an id from `hermes-mcp clients list` (pat:dave: every token ever named dave)",
+    },
     status: { type: "string", description: "Only jobs with this status: pending, running, completed, failed or cancelled" },
     limit: { type: "string", description: "At most this many jobs (default 50)" },
     json: { type: "boolean", description: "Print JSON (one array) for scripts" },
@@ -88,11 +99,15 @@ function describeJob(job: JobRow, withAnswer: boolean): string {
     ["prompt", `${job.prompt_chars} characters (prompts are never stored)`],
     ["created", when(job.created_at)],
     ["started", job.started_at === null ? "-" : `${when(job.started_at)} (waited ${span(job.created_at, job.started_at)})`],
-    ["finished", job.finished_at === null ? "-" : `${when(job.finished_at)} (ran ${span(job.started_at ?? job.created_at, job.finished_at)})`],
+    [
+      "finished",
+      job.finished_at === null ? "-" : `${when(job.finished_at)} (ran ${span(job.started_at ?? job.created_at, job.finished_at)})`,
+    ],
   ];
   if (job.error !== null) lines.push(["error", cell(job.error)]);
   const kept = job.result ?? job.partial;
-  if (!withAnswer && kept !== null) lines.push([job.result !== null ? "answer" : "partial", `${kept.length} characters (add --answer to print it)`]);
+  if (!withAnswer && kept !== null)
+    lines.push([job.result !== null ? "answer" : "partial", `${kept.length} characters (add --answer to print it)`]);
   const width = Math.max(...lines.map(([key]) => key.length));
   let text = lines.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n");
   if (withAnswer && kept !== null) text += `\n\n${job.result !== null ? "answer" : "partial answer"}:\n${block(kept)}`;
@@ -134,7 +149,9 @@ const cancel = defineCommand({
     guarded(() => {
       const { job, cancelled } = withStore((store) => cancelJob(store, args.id));
       if (cancelled) {
-        ui.success(`Job ${job.id} cancelled. The running daemon closes its request to Hermes within a second; anything Hermes already did is not undone.`);
+        ui.success(
+          `Job ${job.id} cancelled. The running daemon closes its request to Hermes within a second; anything Hermes already did is not undone.`,
+        );
       } else {
         ui.info(`Job ${job.id} had already ended (${job.status}); nothing to cancel.`);
       }

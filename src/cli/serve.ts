@@ -12,7 +12,8 @@ import { gatewayChecks } from "./doctor-checks.ts";
 function warnIfGatewayUnusable(config: Config, log: Logger): void {
   gatewayChecks(config, { missingKey: false })
     .then((checks) => {
-      for (const check of checks.filter((c) => !c.ok)) log.warn(`gateway check failed: ${check.title}${check.detail ? ` — ${check.detail}` : ""}`, { fix: check.fix });
+      for (const check of checks.filter((c) => !c.ok))
+        log.warn(`gateway check failed: ${check.title}${check.detail ? ` — ${check.detail}` : ""}`, { fix: check.fix });
     })
     .catch((error: Error) => log.warn("gateway check could not run", { error: error.message }));
 }
@@ -37,7 +38,9 @@ export default defineCommand({
         if (error instanceof StoreError) throw new CliExit(error.message);
         const code = (error as { code?: string }).code;
         if (code === "EADDRINUSE" || /in use|EADDRINUSE/i.test((error as Error).message)) {
-          throw new CliExit(`port ${loaded.config.bind.port} on ${loaded.config.bind.host} is already in use (another program, or a hermes-mcp on another database) — stop it, or set BIND_PORT to a free port`);
+          throw new CliExit(
+            `port ${loaded.config.bind.port} on ${loaded.config.bind.host} is already in use (another program, or a hermes-mcp on another database) — stop it, or set BIND_PORT to a free port`,
+          );
         }
         throw error;
       }

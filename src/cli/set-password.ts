@@ -17,7 +17,10 @@ async function readFirstLine(): Promise<string> {
 }
 
 export default defineCommand({
-  meta: { name: "set-password", description: "Set the password that approves new apps (turns on dynamic registration and client metadata documents)" },
+  meta: {
+    name: "set-password",
+    description: "Set the password that approves new apps (turns on dynamic registration and client metadata documents)",
+  },
   run: () =>
     guarded(async () => {
       const { config } = loadConfigOrExit();
@@ -27,8 +30,10 @@ export default defineCommand({
         try {
           password = await input.read("New password: ");
           // Say it now, not after the user has typed a too-short password twice.
-          if (password.length < MIN_PASSWORD_LENGTH) throw new CliExit(`the password must be at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
-          if ((await input.read("Repeat it: ")) !== password) throw new CliExit("the two passwords differ; nothing was changed — run `hermes-mcp set-password` again");
+          if (password.length < MIN_PASSWORD_LENGTH)
+            throw new CliExit(`the password must be at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed`);
+          if ((await input.read("Repeat it: ")) !== password)
+            throw new CliExit("the two passwords differ; nothing was changed — run `hermes-mcp set-password` again");
         } finally {
           input.close();
         }
@@ -46,6 +51,7 @@ export default defineCommand({
         store.close();
       }
       ui.success("Password set (stored as an argon2id hash). Apps that register themselves now get an approval page asking for it.");
-      if (!config.oauth.dynamicClients) ui.warn("OAUTH_DYNAMIC_CLIENTS=false: dynamic registration and client metadata documents stay off until you remove it.");
+      if (!config.oauth.dynamicClients)
+        ui.warn("OAUTH_DYNAMIC_CLIENTS=false: dynamic registration and client metadata documents stay off until you remove it.");
     }),
 });

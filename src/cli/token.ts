@@ -42,7 +42,12 @@ const list = defineCommand({
       const rows = tokens.map((t) => [t.name, when(t.createdAt), when(t.lastUsedAt)]);
       const widths = [0, 1, 2].map((i) => Math.max(...[["NAME", "CREATED", "LAST USED"], ...rows].map((r) => (r[i] as string).length)));
       for (const row of [["NAME", "CREATED", "LAST USED"], ...rows]) {
-        process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd()}\n`);
+        process.stdout.write(
+          `${row
+            .map((cell, i) => cell.padEnd(widths[i] as number))
+            .join("  ")
+            .trimEnd()}\n`,
+        );
       }
     }),
 });

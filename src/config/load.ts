@@ -51,7 +51,12 @@ export class ConfigError extends Error {
 }
 
 /** Where this user's files live: HOME, XDG_CONFIG_HOME and XDG_DATA_HOME honoured (XDG Base Directory spec). */
-export function userPaths(env: Record<string, string | undefined> = process.env): { home: string; dataHome: string; userEnvFile: string; hermesEnvFile: string } {
+export function userPaths(env: Record<string, string | undefined> = process.env): {
+  home: string;
+  dataHome: string;
+  userEnvFile: string;
+  hermesEnvFile: string;
+} {
   const home = env.HOME || homedir();
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   return {
@@ -117,8 +122,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   // Static client: both halves or neither.
   let staticClient: Config["staticClient"] = null;
-  if (env.OAUTH_CLIENT_ID && !env.OAUTH_CLIENT_SECRET) problems.push("OAUTH_CLIENT_SECRET is required when OAUTH_CLIENT_ID is set — run `hermes-mcp mint-client` for a pair");
-  else if (env.OAUTH_CLIENT_SECRET && !env.OAUTH_CLIENT_ID) problems.push("OAUTH_CLIENT_ID is required when OAUTH_CLIENT_SECRET is set — run `hermes-mcp mint-client` for a pair");
+  if (env.OAUTH_CLIENT_ID && !env.OAUTH_CLIENT_SECRET)
+    problems.push("OAUTH_CLIENT_SECRET is required when OAUTH_CLIENT_ID is set — run `hermes-mcp mint-client` for a pair");
+  else if (env.OAUTH_CLIENT_SECRET && !env.OAUTH_CLIENT_ID)
+    problems.push("OAUTH_CLIENT_ID is required when OAUTH_CLIENT_SECRET is set — run `hermes-mcp mint-client` for a pair");
   else if (env.OAUTH_CLIENT_ID && env.OAUTH_CLIENT_SECRET) staticClient = { id: env.OAUTH_CLIENT_ID, secret: env.OAUTH_CLIENT_SECRET };
 
   // Issuer: https anywhere, http only on loopback; no trailing slash, query or fragment.
@@ -132,7 +139,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     else issuerUrl = raw.replace(/\/+$/, "");
   } else {
     const shown = port === 0 ? "http://127.0.0.1:<the port picked at start>" : issuerUrl;
-    notes.push(`OAUTH_ISSUER_URL is not set: serving as ${shown} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`);
+    notes.push(
+      `OAUTH_ISSUER_URL is not set: serving as ${shown} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`,
+    );
   }
 
   // Gateway key: env, else API_SERVER_KEY from ~/.hermes/.env.
@@ -150,7 +159,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
 
   if (!isLoopbackHost(env.BIND_HOST)) {
-    warnings.push(`BIND_HOST=${env.BIND_HOST} listens beyond this machine; keep the default 127.0.0.1 and reach it through a tunnel unless you know why`);
+    warnings.push(
+      `BIND_HOST=${env.BIND_HOST} listens beyond this machine; keep the default 127.0.0.1 and reach it through a tunnel unless you know why`,
+    );
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -15,7 +15,16 @@ const OURS = new Set(["HERMES_MCP_", "BIND_"]);
  * of one of ours (edit distance ≤ 2): those prefixes are shared with Hermes and with MCP clients (MCP_TIMEOUT); and
  * an OAUTH_ name only when it suggests one of ours (other programs have OAUTH_ variables too).
  */
-const FOREIGN = new Set(["HERMES_HOME", "HERMES_PROFILE", "HERMES_CONFIG", "HERMES_ENV", "HERMES_INSTALL_DIR", "HERMES_YOLO_MODE", "HERMES_QUIET", "HERMES_TUI"]);
+const FOREIGN = new Set([
+  "HERMES_HOME",
+  "HERMES_PROFILE",
+  "HERMES_CONFIG",
+  "HERMES_ENV",
+  "HERMES_INSTALL_DIR",
+  "HERMES_YOLO_MODE",
+  "HERMES_QUIET",
+  "HERMES_TUI",
+]);
 
 /** What people type for a setting, minus any prefix → the real name. */
 const ALIASES: Record<string, string> = {
@@ -57,7 +66,11 @@ export function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }

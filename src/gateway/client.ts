@@ -1,17 +1,18 @@
 // GatewayClient: one streaming chat turn against the Hermes gateway (retries, one deadline, real cancel), plus health and model checks.
 import { z } from "zod";
 import { type Logger, silentLogger } from "../log.ts";
-import {
-  abortedError,
-  GatewayError,
-  incompleteError,
-  malformedError,
-  statusError,
-  timeoutError,
-  unreachableError,
-} from "./errors.ts";
+import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
-import { firstCode, gatewayCallId, gatewayCode, gatewayLabel, gatewayModelId, gatewaySessionId, UNKNOWN_STATUS, UNNAMED_TOOL } from "./untrusted.ts";
+import {
+  firstCode,
+  gatewayCallId,
+  gatewayCode,
+  gatewayLabel,
+  gatewayModelId,
+  gatewaySessionId,
+  UNKNOWN_STATUS,
+  UNNAMED_TOOL,
+} from "./untrusted.ts";
 
 export type GatewayEvent =
   | { type: "text"; delta: string }
@@ -302,18 +303,24 @@ export class GatewayClient {
   }
 
   /** Reads the SSE answer to its end: text deltas, tool progress, keep-alives, the final chunk, [DONE]. */
-  private async readStream(response: Response, request: ChatRequest, progress: ChatProgress, sessionId: string | null): Promise<ChatResult> {
+  private async readStream(
+    response: Response,
+    request: ChatRequest,
+    progress: ChatProgress,
+    sessionId: string | null,
+  ): Promise<ChatResult> {
     if (!response.body) throw malformedError(response.status);
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
-    const final: { finishReason: string | null; usage: Usage | null; hermes: HermesFacts | null; errorCode: string | null; done: boolean } = {
-      finishReason: null,
-      usage: null,
-      hermes: null,
-      errorCode: null,
-      done: false,
-    };
+    const final: { finishReason: string | null; usage: Usage | null; hermes: HermesFacts | null; errorCode: string | null; done: boolean } =
+      {
+        finishReason: null,
+        usage: null,
+        hermes: null,
+        errorCode: null,
+        done: false,
+      };
     const handle = (message: SseMessage): void => {
       if (message.type === "comment") {
         this.emit(request, { type: "keepalive" });
@@ -379,7 +386,10 @@ export class GatewayClient {
       throw incompleteError(final.done ? "no final chunk" : "stream ended early", progress.text, response.status);
     }
     if (final.finishReason !== "stop" || final.hermes?.completed === false) {
-      const reason = firstCode([final.hermes?.error_code, final.finishReason !== "stop" ? final.finishReason : final.errorCode], "not completed");
+      const reason = firstCode(
+        [final.hermes?.error_code, final.finishReason !== "stop" ? final.finishReason : final.errorCode],
+        "not completed",
+      );
       throw incompleteError(reason, progress.text, response.status);
     }
     if (!final.done) this.log.debug("gateway stream ended after its final chunk without [DONE]");
@@ -387,7 +397,12 @@ export class GatewayClient {
   }
 
   /** Accepts a non-streaming chat.completion body (some deployments answer that way), with the same completion rules. */
-  private async readCompletion(response: Response, request: ChatRequest, progress: ChatProgress, sessionId: string | null): Promise<ChatResult> {
+  private async readCompletion(
+    response: Response,
+    request: ChatRequest,
+    progress: ChatProgress,
+    sessionId: string | null,
+  ): Promise<ChatResult> {
     const raw = await this.readBody(response);
     const parsed = completionSchema.safeParse(parseJson(raw));
     if (!parsed.success) {
@@ -463,7 +478,11 @@ export class GatewayClient {
   }
 
   /** fetch under the call's signal; a failure before any response means nothing useful is listening. */
-  private async send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, scope: CallScope): Promise<Response> {
+  private async send(
+    path: string,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    scope: CallScope,
+  ): Promise<Response> {
     try {
       // No Origin header, ever: the gateway answers 403 to any request carrying one.
       return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: scope.signal, redirect: "manual" });

@@ -37,7 +37,11 @@ export class GatewayError extends Error {
 
 /** Nothing answered at baseUrl (refused, DNS, reset before a response). */
 export function unreachableError(baseUrl: string, cause?: unknown): GatewayError {
-  return new GatewayError("unreachable", `Hermes gateway unreachable at ${baseUrl} — is hermes-gateway running? (systemctl --user status hermes-gateway)`, { cause });
+  return new GatewayError(
+    "unreachable",
+    `Hermes gateway unreachable at ${baseUrl} — is hermes-gateway running? (systemctl --user status hermes-gateway)`,
+    { cause },
+  );
 }
 
 export function unauthorizedError(): GatewayError {
@@ -70,11 +74,16 @@ export function incompleteError(reason: string, partialText: string, status?: nu
 }
 
 export function malformedError(status?: number, partialText?: string): GatewayError {
-  return new GatewayError("malformed", "unexpected response from the gateway", { status, partialText: partialText ? partialText : undefined });
+  return new GatewayError("malformed", "unexpected response from the gateway", {
+    status,
+    partialText: partialText ? partialText : undefined,
+  });
 }
 
 export function timeoutError(timeoutMs: number, partialText?: string): GatewayError {
-  return new GatewayError("timeout", `no answer from the Hermes gateway within ${formatSeconds(timeoutMs)} s`, { partialText: partialText ? partialText : undefined });
+  return new GatewayError("timeout", `no answer from the Hermes gateway within ${formatSeconds(timeoutMs)} s`, {
+    partialText: partialText ? partialText : undefined,
+  });
 }
 
 export function abortedError(partialText?: string): GatewayError {

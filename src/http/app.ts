@@ -36,7 +36,12 @@ export function createApp(deps: AppDeps): Hono {
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
-    log.info("http", { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    log.info("http", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
   });
 
   // DNS rebinding: /healthz too answers only to our own names (it tells a page which version runs here).
@@ -44,7 +49,9 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/healthz", (c) => c.json({ status: "ok", version: config.version }));
   if (deps.extraRoutes) app.route("/", deps.extraRoutes);
 
-  app.notFound((c) => c.json({ error: "not_found", error_description: `nothing is served at ${c.req.path}; the MCP endpoint is /mcp` }, 404));
+  app.notFound((c) =>
+    c.json({ error: "not_found", error_description: `nothing is served at ${c.req.path}; the MCP endpoint is /mcp` }, 404),
+  );
   app.onError((error, c) => {
     log.error("unhandled error", { path: c.req.path, error: error.message });
     return c.json({ error: "server_error", error_description: "internal error; see the hermes-mcp log" }, 500);

@@ -25,7 +25,10 @@ export function authenticate(request: Request, verifier: TokenVerifier, resource
   // of the name (?access%5Ftoken=, ?%61ccess_token=) — whatever a query parser decodes to access_token.
   const query = request.url.indexOf("?");
   if (query !== -1 && new URLSearchParams(request.url.slice(query + 1)).has("access_token")) {
-    return Response.json({ error: "invalid_request", error_description: "send the token in the Authorization header, not the URL" }, { status: 400 });
+    return Response.json(
+      { error: "invalid_request", error_description: "send the token in the Authorization header, not the URL" },
+      { status: 400 },
+    );
   }
   const header = request.headers.get("authorization");
   if (!header) return unauthorized(resourceMetadataUrl, "authorization required: send Authorization: Bearer <token>", false);

@@ -42,7 +42,10 @@ export function rejectForeignOrigin(request: Request, allowedHosts: readonly str
     hostname = null;
   }
   if (hostname && isAllowedHost(hostname, allowedHosts)) return null;
-  return Response.json({ error: "forbidden_origin", error_description: `Origin "${origin}" may not call this server` }, { status: 403, headers: JSON_HEADERS });
+  return Response.json(
+    { error: "forbidden_origin", error_description: `Origin "${origin}" may not call this server` },
+    { status: 403, headers: JSON_HEADERS },
+  );
 }
 
 /** The same checks as Hono middleware, for routes mounted on the app. */

@@ -4,7 +4,8 @@ export type StopReason = (typeof STOP_REASONS)[number];
 
 export const isStopReason = (value: unknown): value is StopReason => (STOP_REASONS as readonly unknown[]).includes(value);
 
-const INTERRUPTED = "the gateway request was closed, which makes Hermes interrupt the agent; steps it had already taken (messages sent, files written) are not undone";
+const INTERRUPTED =
+  "the gateway request was closed, which makes Hermes interrupt the agent; steps it had already taken (messages sent, files written) are not undone";
 
 /** The terminal status and user-facing error a stop reason records on the job. */
 export function describeStop(reason: StopReason, timeoutSeconds: number): { status: "cancelled" | "failed"; error: string } {
@@ -20,7 +21,10 @@ export function describeStop(reason: StopReason, timeoutSeconds: number): { stat
     case "timeout":
       return { status: "failed", error: `no answer from Hermes within ${timeoutSeconds} s; ${INTERRUPTED}` };
     case "shutdown":
-      return { status: "failed", error: `hermes-mcp shut down mid-job; ${INTERRUPTED}. Ask Hermes what it finished before running it again` };
+      return {
+        status: "failed",
+        error: `hermes-mcp shut down mid-job; ${INTERRUPTED}. Ask Hermes what it finished before running it again`,
+      };
   }
 }
 

@@ -41,7 +41,13 @@ export async function runTurn(gateway: GatewayPort, turn: Turn): Promise<TurnOut
       onEvent: (event: GatewayEvent) => {
         if (event.type === "text") tracker.text(event.delta);
         else if (event.type === "tool") {
-          const toolEvent: ToolEvent = { tool: event.tool, status: event.status, label: event.label, emoji: event.emoji, toolCallId: event.toolCallId };
+          const toolEvent: ToolEvent = {
+            tool: event.tool,
+            status: event.status,
+            label: event.label,
+            emoji: event.emoji,
+            toolCallId: event.toolCallId,
+          };
           turn.emit({ type: "tool", line: tracker.tool(toolEvent), event: toolEvent });
         }
       },

@@ -81,11 +81,15 @@ export class JobService {
   /** Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, and starts the reaper and the outside-endings probe. */
   start(): { recovered: string[]; reaped: number } {
     const recovered = this.options.store.jobs.failAbandoned(this.now(), RESTART_ERROR);
-    if (recovered.length > 0) this.options.log.warn("jobs interrupted by a restart marked failed", { count: recovered.length, jobs: recovered.join(",") });
+    if (recovered.length > 0)
+      this.options.log.warn("jobs interrupted by a restart marked failed", { count: recovered.length, jobs: recovered.join(",") });
     const reaped = this.reap();
     this.seenDataVersion = this.options.store.dataVersion();
     const every = Math.min(10 * 60_000, Math.max(1000, this.options.limits.retentionMs / 24));
-    this.timers = [setInterval(() => this.reap(), every), setInterval(() => this.noticeOutsideEndings(), this.options.outsideEndingsEveryMs ?? 500)];
+    this.timers = [
+      setInterval(() => this.reap(), every),
+      setInterval(() => this.noticeOutsideEndings(), this.options.outsideEndingsEveryMs ?? 500),
+    ];
     for (const timer of this.timers) timer.unref?.();
     return { recovered, reaped };
   }
@@ -133,7 +137,14 @@ export class JobService {
       run: null,
       ended: false,
     });
-    this.options.log.info("job accepted", { job: id, client: request.principal, mode: request.mode, prompt_chars: request.prompt.length, session: request.sessionLabel, queued: admission === "queued" });
+    this.options.log.info("job accepted", {
+      job: id,
+      client: request.principal,
+      mode: request.mode,
+      prompt_chars: request.prompt.length,
+      session: request.sessionLabel,
+      queued: admission === "queued",
+    });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
     if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
@@ -192,7 +203,13 @@ export class JobService {
    * Resolves with the owner's job once it has ended, or with its current row after `timeoutMs` (or on abort); null
    * when the owner cannot see it (then nothing is followed). While waiting, its other events go to `onEvent`.
    */
-  waitForEnd(id: string, owner: Owner, timeoutMs: number, signal?: AbortSignal, onEvent?: (event: JobEvent) => void): Promise<JobRow | null> {
+  waitForEnd(
+    id: string,
+    owner: Owner,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    onEvent?: (event: JobEvent) => void,
+  ): Promise<JobRow | null> {
     const row = this.options.store.jobs.get(id, owner);
     if (!row || !isActiveStatus(row.status) || timeoutMs <= 0 || signal?.aborted) return Promise.resolve(row);
     return new Promise((resolve) => {

@@ -28,7 +28,11 @@ export interface CallIdentity {
 }
 
 /** The channel of one call; `send` delivers a notification (and may reject when it cannot). */
-export function callChannel(call: CallIdentity, send: (notification: ProgressNotification) => void | Promise<void>, log: Logger): CallChannel {
+export function callChannel(
+  call: CallIdentity,
+  send: (notification: ProgressNotification) => void | Promise<void>,
+  log: Logger,
+): CallChannel {
   let count = 0;
   const { progressToken, signal } = call;
   return {

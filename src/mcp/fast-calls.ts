@@ -9,7 +9,12 @@ import { TOOL_BY_NAME } from "./tool-table.ts";
  * Answers a tools/call, or returns null to leave it to the SDK — unknown tools and arguments that do not validate,
  * so that the SDK alone words those errors.
  */
-export function fastToolCall(deps: ToolDeps, call: FastCall, principal: string, requestSignal: AbortSignal): Response | Promise<Response> | null {
+export function fastToolCall(
+  deps: ToolDeps,
+  call: FastCall,
+  principal: string,
+  requestSignal: AbortSignal,
+): Response | Promise<Response> | null {
   const { name, arguments: rawArgs = {} } = call.params;
   const prepared = typeof name === "string" ? TOOL_BY_NAME.get(name)?.prepare(deps, rawArgs) : null;
   if (!prepared) return null;
@@ -17,7 +22,12 @@ export function fastToolCall(deps: ToolDeps, call: FastCall, principal: string, 
     const result = prepared.run(instantChannel(principal, call.id, requestSignal));
     return result instanceof Promise ? result.then((r) => sseResult(call.id, r)) : sseResult(call.id, result);
   }
-  return sseStream(call.id, requestSignal, (send, signal) =>
-    Promise.resolve(prepared.run(callChannel({ principal, requestId: call.id, signal, progressToken: call.progressToken }, send, deps.log))) as Promise<CallToolResult>,
+  return sseStream(
+    call.id,
+    requestSignal,
+    (send, signal) =>
+      Promise.resolve(
+        prepared.run(callChannel({ principal, requestId: call.id, signal, progressToken: call.progressToken }, send, deps.log)),
+      ) as Promise<CallToolResult>,
   );
 }

@@ -6,9 +6,18 @@ import { failure, structured } from "./results.ts";
 import { AskOutput, JobViewOutput, ResetOutput, type AskInput } from "./schemas.ts";
 
 /** Starts a job for hermes_ask; a refusal (queue or store full, no gateway key) becomes an error result. */
-export function startJob(jobs: JobService, args: z.output<typeof AskInput>, principal: string): { jobId: string } | { refused: CallToolResult } {
+export function startJob(
+  jobs: JobService,
+  args: z.output<typeof AskInput>,
+  principal: string,
+): { jobId: string } | { refused: CallToolResult } {
   try {
-    const job = jobs.submit({ principal, prompt: args.prompt, sessionLabel: args.session_id ?? null, mode: args.async_mode ? "async" : "sync" });
+    const job = jobs.submit({
+      principal,
+      prompt: args.prompt,
+      sessionLabel: args.session_id ?? null,
+      mode: args.async_mode ? "async" : "sync",
+    });
     return { jobId: job.id };
   } catch (error) {
     if (error instanceof JobRefusedError) return { refused: failure(error.message) };
@@ -16,7 +25,8 @@ export function startJob(jobs: JobService, args: z.output<typeof AskInput>, prin
   }
 }
 
-export const checkNow = (jobs: JobService, jobId: string, principal: string): CallToolResult => structured(JobViewOutput, jobs.view(jobId, principal));
+export const checkNow = (jobs: JobService, jobId: string, principal: string): CallToolResult =>
+  structured(JobViewOutput, jobs.view(jobId, principal));
 export const cancelJob = (jobs: JobService, jobId: string, principal: string): CallToolResult =>
   structured(JobViewOutput, jobs.stop(jobId, "cancelled", principal));
 export const resetJobs = (jobs: JobService, principal: string): CallToolResult => structured(ResetOutput, jobs.reset(principal));

@@ -11,13 +11,19 @@ export const AskInput = z.object({
   prompt: z
     .string()
     .min(1, "prompt must not be empty")
-    .max(MAX_PROMPT_CHARS, `prompt must be at most ${MAX_PROMPT_CHARS} characters (the Hermes gateway refuses longer text); split the task or attach less`)
+    .max(
+      MAX_PROMPT_CHARS,
+      `prompt must be at most ${MAX_PROMPT_CHARS} characters (the Hermes gateway refuses longer text); split the task or attach less`,
+    )
     .describe("The task for Hermes, in plain language, with everything it needs to know."),
   session_id: z
     .string()
     .max(200, "session_id must be at most 200 characters")
     // C0, DEL and C1 controls (U+0085 included): they break logs and terminals.
-    .regex(new RegExp(`^[^${LINE_BREAKING}]*$`, "u"), "session_id must not contain control characters (tabs, line breaks, U+0080–U+009F) or line/paragraph separators (U+2028/U+2029); use a plain label such as trip-2026")
+    .regex(
+      new RegExp(`^[^${LINE_BREAKING}]*$`, "u"),
+      "session_id must not contain control characters (tabs, line breaks, U+0080–U+009F) or line/paragraph separators (U+2028/U+2029); use a plain label such as trip-2026",
+    )
     // Threat: labels that read differently than they are (Trojan Source) in logs and in `hermes-mcp jobs list`.
     .regex(
       new RegExp(`^[^${BIDI}]*$`, "u"),
@@ -25,7 +31,10 @@ export const AskInput = z.object({
     )
     .nullish()
     .describe("Optional conversation label; reuse it so Hermes keeps context across calls."),
-  async_mode: z.boolean().nullish().describe("true: return a job id at once and poll with hermes_check. Default false (wait for the answer)."),
+  async_mode: z
+    .boolean()
+    .nullish()
+    .describe("true: return a job id at once and poll with hermes_check. Default false (wait for the answer)."),
 });
 // `toolsets` (accepted and ignored by the original) is not advertised; unknown keys are stripped, so old callers still work.
 

@@ -61,7 +61,8 @@ function guarded(deps: ToolDeps, name: string, run: () => ToolResult): ToolResul
 }
 
 function defineTool<In extends z.ZodType>(spec: ToolSpec<In>): Tool {
-  const call = (deps: ToolDeps, args: z.output<In>, channel: CallChannel): ToolResult => guarded(deps, spec.name, () => spec.run(deps, args, channel));
+  const call = (deps: ToolDeps, args: z.output<In>, channel: CallChannel): ToolResult =>
+    guarded(deps, spec.name, () => spec.run(deps, args, channel));
   return {
     name: spec.name,
     title: spec.title,
@@ -98,7 +99,8 @@ export const TOOLS: readonly Tool[] = [
     output: JobViewOutput,
     annotations: { title: "Check a Hermes job", readOnlyHint: true, openWorldHint: false },
     waits: (deps, args) => checkWaitMs(deps, args) > 0,
-    run: (deps, args, call) => (checkWaitMs(deps, args) > 0 ? checkJob(deps, call, args) : checkNow(deps.jobs, args.job_id, call.principal)),
+    run: (deps, args, call) =>
+      checkWaitMs(deps, args) > 0 ? checkJob(deps, call, args) : checkNow(deps.jobs, args.job_id, call.principal),
   }),
   defineTool({
     name: "hermes_cancel",

@@ -19,7 +19,13 @@ export function registerTools(server: McpServer, deps: ToolDeps, principal: stri
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description(deps), inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
+      {
+        title: tool.title,
+        description: tool.description(deps),
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      },
       (args: unknown, ctx: ServerContext) => tool.handle(deps, args, channelOf(ctx, deps, principal)),
     );
   }

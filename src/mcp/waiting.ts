@@ -59,7 +59,10 @@ export async function syncAsk(deps: ToolDeps, channel: CallChannel, args: z.outp
       note: `Hermes is still working after ${Math.round(deps.timeouts.syncBudgetMs / 1000)} s, so this call became a job and keeps running. Call hermes_check with job_id "${jobId}" and wait_seconds 30 until it ends; do not call hermes_ask again for this task.`,
     });
   }
-  return failure(`Hermes did not finish: ${view.error ?? view.status}`, view.partial_result ? { job_id: jobId, partial_result: view.partial_result } : { job_id: jobId });
+  return failure(
+    `Hermes did not finish: ${view.error ?? view.status}`,
+    view.partial_result ? { job_id: jobId, partial_result: view.partial_result } : { job_id: jobId },
+  );
 }
 
 /** How long a hermes_check may hold the call open (0: answer at once). */
@@ -69,5 +72,7 @@ export const checkWaitMs = (deps: ToolDeps, args: z.output<typeof CheckInput>): 
 /** hermes_check, waiting up to `wait_seconds` (capped) for the job to end. */
 export async function checkJob(deps: ToolDeps, channel: CallChannel, args: z.output<typeof CheckInput>): Promise<CallToolResult> {
   const waitMs = checkWaitMs(deps, args);
-  return waitMs > 0 ? structured(JobViewOutput, await watchJob(deps, channel, args.job_id, waitMs, false)) : checkNow(deps.jobs, args.job_id, channel.principal);
+  return waitMs > 0
+    ? structured(JobViewOutput, await watchJob(deps, channel, args.job_id, waitMs, false))
+    : checkNow(deps.jobs, args.job_id, channel.principal);
 }

@@ -22,7 +22,10 @@ export function oauthAccessTokenKind(store: Store, config: Config): TokenKind {
         resource: new URL(record.resource),
         // The caller's identity on /mcp (jobs and sessions are per principal): the app's principal, which a revoked
         // and re-approved metadata client or a re-registered app does not share with its former self.
-        extra: { grantId: record.grantId, principal: record.clientKind === "static" ? record.clientId : (record.clientPrincipal ?? record.clientId) },
+        extra: {
+          grantId: record.grantId,
+          principal: record.clientKind === "static" ? record.clientId : (record.clientPrincipal ?? record.clientId),
+        },
       };
     },
     touch(_tokenHash, info, at) {

@@ -72,7 +72,13 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
     if (request.client.record) metadata.remember(request.client.record);
     // From the first approval on, the client's errors may be redirected to it (RFC 9700 §4.11.2).
     if (request.client.kind !== "static") store.oauth.clients.markApproved(request.client.id, now());
-    const code = grants.issueCode({ client: request.client, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, resource: request.resource, scope: request.scope });
+    const code = grants.issueCode({
+      client: request.client,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      scope: request.scope,
+    });
     log.info("oauth: authorization approved", { client_id: request.client.id, kind: request.client.kind });
     return redirectCode(request.redirectUri, config.issuerUrl, request.state, code, status);
   };
@@ -98,7 +104,12 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
       const { req, csrf, action, password } = form.params;
       // Anti-CSRF: the form's token must be the HMAC of exactly this authorization request, and not expired.
       const sealed = req && csrf ? sealer.open(req, csrf, now()) : null;
-      if (!sealed) return errorPage(400, "This approval page has expired", "Start again from your app (approval pages are valid for 10 minutes and not across restarts).");
+      if (!sealed)
+        return errorPage(
+          400,
+          "This approval page has expired",
+          "Start again from your app (approval pages are valid for 10 minutes and not across restarts).",
+        );
       const settled = settle(await validateAuthorization(sealed, config, clients, now()));
       if (settled instanceof Response) return settled;
       if (settled.client.kind === "static") return errorPage(400, "Invalid approval", "This client does not use the approval page.");

@@ -79,7 +79,13 @@ export async function validateAuthorization(raw: Params, config: Config, clients
   if (p.resource !== undefined && !isOurResource(p.resource, config.resourceUrl)) {
     return fail("invalid_target", `this server only issues tokens for ${config.resourceUrl}`);
   }
-  const params: Params = { response_type: "code", client_id: client.id, redirect_uri: redirectUri, code_challenge: p.code_challenge, code_challenge_method: "S256" };
+  const params: Params = {
+    response_type: "code",
+    client_id: client.id,
+    redirect_uri: redirectUri,
+    code_challenge: p.code_challenge,
+    code_challenge_method: "S256",
+  };
   if (p.state !== undefined) params.state = p.state;
   if (p.scope !== undefined) params.scope = p.scope;
   if (p.resource !== undefined) params.resource = p.resource;

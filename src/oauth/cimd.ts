@@ -4,7 +4,14 @@ import { z } from "zod";
 import type { Logger } from "../log.ts";
 import type { StoredClient } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";
-import { CIMD_DEFAULT_CACHE_MS, CIMD_MAX_BYTES, CIMD_MAX_CACHE_MS, CIMD_MIN_CACHE_MS, CIMD_TIMEOUT_MS, MAX_REDIRECT_URIS } from "./constants.ts";
+import {
+  CIMD_DEFAULT_CACHE_MS,
+  CIMD_MAX_BYTES,
+  CIMD_MAX_CACHE_MS,
+  CIMD_MIN_CACHE_MS,
+  CIMD_TIMEOUT_MS,
+  MAX_REDIRECT_URIS,
+} from "./constants.ts";
 import { isLoopbackRedirect, parseRedirectUri } from "./redirects.ts";
 import { fetchDocument, FetchRefused } from "./safe-fetch.ts";
 import { stripUnsafeChars } from "../unsafe-text.ts";
@@ -91,9 +98,16 @@ export class MetadataClients {
 
     let fetched;
     try {
-      fetched = await fetchDocument(checked.url, { timeoutMs: CIMD_TIMEOUT_MS, maxBytes: CIMD_MAX_BYTES, allowLoopback: this.allowLoopbackHttp });
+      fetched = await fetchDocument(checked.url, {
+        timeoutMs: CIMD_TIMEOUT_MS,
+        maxBytes: CIMD_MAX_BYTES,
+        allowLoopback: this.allowLoopbackHttp,
+      });
     } catch (error) {
-      return { ok: false, reason: `its client metadata document could not be fetched: ${error instanceof FetchRefused ? error.message : "network error"}` };
+      return {
+        ok: false,
+        reason: `its client metadata document could not be fetched: ${error instanceof FetchRefused ? error.message : "network error"}`,
+      };
     }
     if (fetched.status !== 200) return { ok: false, reason: `its client metadata document answered HTTP ${fetched.status}` };
     let json: unknown;
@@ -103,10 +117,15 @@ export class MetadataClients {
       return { ok: false, reason: "its client metadata document is not JSON" };
     }
     const parsed = DocumentSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, reason: `its client metadata document is invalid (${parsed.error.issues[0]?.path.join(".") || "document"}: ${parsed.error.issues[0]?.message})` };
+    if (!parsed.success)
+      return {
+        ok: false,
+        reason: `its client metadata document is invalid (${parsed.error.issues[0]?.path.join(".") || "document"}: ${parsed.error.issues[0]?.message})`,
+      };
     const doc = parsed.data;
     // Impersonation: a document is only valid for the URL it was fetched from.
-    if (doc.client_id !== clientId) return { ok: false, reason: "its client metadata document names a different client_id than its own URL" };
+    if (doc.client_id !== clientId)
+      return { ok: false, reason: "its client metadata document names a different client_id than its own URL" };
     // A document is public, so it cannot carry a shared secret: only public clients ("none") are accepted.
     if (doc.token_endpoint_auth_method !== undefined && doc.token_endpoint_auth_method !== "none") {
       return { ok: false, reason: `its token_endpoint_auth_method "${doc.token_endpoint_auth_method}" is not supported (use "none")` };
@@ -141,7 +160,8 @@ export class MetadataClients {
    * to the jobs or sessions of its former self; an existing row keeps its principal.
    */
   remember(client: StoredClient): void {
-    if (client.kind === "cimd") this.store.oauth.clients.upsert({ ...client, principal: `${client.clientId}#${randomBytes(4).toString("hex")}` });
+    if (client.kind === "cimd")
+      this.store.oauth.clients.upsert({ ...client, principal: `${client.clientId}#${randomBytes(4).toString("hex")}` });
   }
 }
 

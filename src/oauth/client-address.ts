@@ -3,7 +3,10 @@ import { isIP } from "node:net";
 
 /** IPv4-mapped IPv6 peers (::ffff:a.b.c.d) are their IPv4 address; zone ids are dropped. */
 function normalise(ip: string): string | null {
-  const bare = ip.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const bare = ip
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   const address = mapped ? (mapped[1] as string) : bare;
   return isIP(address) === 0 ? null : address.toLowerCase();

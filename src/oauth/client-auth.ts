@@ -10,7 +10,9 @@ export interface PresentedCredentials {
   method: "client_secret_basic" | "client_secret_post" | "none";
 }
 
-export type CredentialsResult = { ok: true; credentials: PresentedCredentials } | { ok: false; status: number; error: "invalid_request" | "invalid_client"; description: string };
+export type CredentialsResult =
+  | { ok: true; credentials: PresentedCredentials }
+  | { ok: false; status: number; error: "invalid_request" | "invalid_client"; description: string };
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64 (so ':' and '%' survive). */
 function formDecode(value: string): string | null {
@@ -33,14 +35,34 @@ export function presentedCredentials(request: Request, params: Params): Credenti
     const colon = decoded.indexOf(":");
     const id = colon > 0 ? formDecode(decoded.slice(0, colon)) : null;
     const secret = colon > 0 ? formDecode(decoded.slice(colon + 1)) : null;
-    if (!id || secret === null) return { ok: false, status: 401, error: "invalid_client", description: "malformed Basic credentials (expected client_id:client_secret)" };
+    if (!id || secret === null)
+      return {
+        ok: false,
+        status: 401,
+        error: "invalid_client",
+        description: "malformed Basic credentials (expected client_id:client_secret)",
+      };
     // RFC 6749 §2.3: a client MUST NOT use more than one authentication method in a request.
-    if (params.client_secret !== undefined) return { ok: false, status: 400, error: "invalid_request", description: "use one client authentication method: Basic header or client_secret in the body, not both" };
-    if (params.client_id !== undefined && params.client_id !== id) return { ok: false, status: 400, error: "invalid_request", description: "client_id in the body differs from the Basic credentials" };
+    if (params.client_secret !== undefined)
+      return {
+        ok: false,
+        status: 400,
+        error: "invalid_request",
+        description: "use one client authentication method: Basic header or client_secret in the body, not both",
+      };
+    if (params.client_id !== undefined && params.client_id !== id)
+      return { ok: false, status: 400, error: "invalid_request", description: "client_id in the body differs from the Basic credentials" };
     return { ok: true, credentials: { clientId: id, secret, method: "client_secret_basic" } };
   }
-  if (!params.client_id) return { ok: false, status: 401, error: "invalid_client", description: "client authentication required: send client_id (and client_secret for confidential clients)" };
-  if (params.client_secret !== undefined) return { ok: true, credentials: { clientId: params.client_id, secret: params.client_secret, method: "client_secret_post" } };
+  if (!params.client_id)
+    return {
+      ok: false,
+      status: 401,
+      error: "invalid_client",
+      description: "client authentication required: send client_id (and client_secret for confidential clients)",
+    };
+  if (params.client_secret !== undefined)
+    return { ok: true, credentials: { clientId: params.client_id, secret: params.client_secret, method: "client_secret_post" } };
   return { ok: true, credentials: { clientId: params.client_id, secret: null, method: "none" } };
 }
 

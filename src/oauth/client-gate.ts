@@ -45,7 +45,15 @@ export function authenticateRequest(
     deps.log.warn("oauth: client authentication failed", { client_id: client?.id ?? "unknown", method: credentials.method, endpoint });
     // RFC 6749 §5.2: a failed Basic authentication answers 401 with a Basic challenge.
     const challenge = credentials.method === "client_secret_basic" ? { "WWW-Authenticate": 'Basic realm="hermes-mcp"' } : undefined;
-    return { ok: false, response: oauthError(401, "invalid_client", client ? "client authentication failed (wrong or missing client secret)" : "unknown client_id", challenge) };
+    return {
+      ok: false,
+      response: oauthError(
+        401,
+        "invalid_client",
+        client ? "client authentication failed (wrong or missing client secret)" : "unknown client_id",
+        challenge,
+      ),
+    };
   }
   return { ok: true, client };
 }

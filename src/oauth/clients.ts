@@ -43,7 +43,14 @@ export class ClientDirectory {
   private staticClient(clientId: string): ResolvedClient | null {
     const configured = this.config.staticClient;
     if (!configured || configured.id !== clientId) return null;
-    return { id: configured.id, kind: "static", name: "Static client (OAUTH_CLIENT_ID)", redirectUris: [], confidential: true, record: null };
+    return {
+      id: configured.id,
+      kind: "static",
+      name: "Static client (OAUTH_CLIENT_ID)",
+      redirectUris: [],
+      confidential: true,
+      record: null,
+    };
   }
 
   /** For /authorize: may fetch a metadata document. Dynamic clients need a consent password and OAUTH_DYNAMIC_CLIENTS. */
@@ -65,7 +72,12 @@ export class ClientDirectory {
       return result.ok ? { ok: true, client: fromRecord(result.client) } : result;
     }
     const record = this.store.oauth.clients.get(clientId);
-    return record && record.kind === "registered" ? { ok: true, client: fromRecord(record) } : { ok: false, reason: "this client_id is not known to this server (registrations never approved expire after an hour; register again)" };
+    return record && record.kind === "registered"
+      ? { ok: true, client: fromRecord(record) }
+      : {
+          ok: false,
+          reason: "this client_id is not known to this server (registrations never approved expire after an hour; register again)",
+        };
   }
 
   /** For /token and /revoke: the static client or a stored one, never a fetch (a code or grant already names it). */
@@ -87,7 +99,8 @@ export class ClientDirectory {
 
   /** The one redirect decision: the static policy for the static client, registered URIs (exact, loopback any port) for the rest. */
   redirectAllowed(client: ResolvedClient, redirectUri: string): boolean {
-    if (client.kind === "static") return staticClientAllows(redirectUri, { schemes: this.config.oauth.redirectSchemes, uris: this.config.oauth.redirectUris });
+    if (client.kind === "static")
+      return staticClientAllows(redirectUri, { schemes: this.config.oauth.redirectSchemes, uris: this.config.oauth.redirectUris });
     return matchRegisteredRedirect(redirectUri, client.redirectUris);
   }
 }

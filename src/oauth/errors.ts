@@ -36,7 +36,14 @@ export function withParams(uri: string, params: Record<string, string | undefine
 }
 
 /** RFC 6749 §4.1.2.1 error redirect, with `state` echoed and RFC 9207 `iss` so clients can detect mix-up attacks. */
-export function redirectError(redirectUri: string, issuer: string, state: string | undefined, error: OAuthErrorCode, description: string, status = 302): Response {
+export function redirectError(
+  redirectUri: string,
+  issuer: string,
+  state: string | undefined,
+  error: OAuthErrorCode,
+  description: string,
+  status = 302,
+): Response {
   const location = withParams(redirectUri, { error, error_description: description, state, iss: issuer });
   return new Response(null, { status, headers: { Location: location, ...NO_STORE } });
 }

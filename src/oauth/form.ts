@@ -18,7 +18,10 @@ export function singleParams(search: URLSearchParams): ParamsResult {
  * A request body under a size cap (413 beyond it). A client that disconnects mid-body is its own problem, not a
  * server error: it is answered 400 (which nobody reads) and never logged as an ERROR.
  */
-export async function readBody(request: Request, maxBytes: number): Promise<{ ok: true; text: string } | { ok: false; status: number; description: string }> {
+export async function readBody(
+  request: Request,
+  maxBytes: number,
+): Promise<{ ok: true; text: string } | { ok: false; status: number; description: string }> {
   let text: string | null;
   try {
     text = await readBodyLimited(request, maxBytes);

@@ -131,7 +131,8 @@ export class GrantService {
       this.log.warn("oauth: authorization code replayed; its grant was revoked", { client_id: client.id, grant: revokedGrant });
       this.onRevoke();
     }
-    if (outcome.ok) this.log.info("oauth: tokens issued", { client_id: client.id, grant: outcome.grantId, grant_type: "authorization_code" });
+    if (outcome.ok)
+      this.log.info("oauth: tokens issued", { client_id: client.id, grant: outcome.grantId, grant_type: "authorization_code" });
     return outcome;
   }
 
@@ -160,16 +161,24 @@ export class GrantService {
       }
       if (grant.refreshExpiresAt <= at) return fail("invalid_grant", "the refresh token has expired; sign in again");
       // RFC 8707 §2.2: the audience cannot be changed on refresh.
-      if (resource !== undefined && !isOurResource(resource, grant.resource)) return fail("invalid_target", `this grant is for ${grant.resource}`);
-      if (grant.resource !== this.config.resourceUrl) return fail("invalid_grant", "this grant was issued for another server URL (OAUTH_ISSUER_URL changed); sign in again");
+      if (resource !== undefined && !isOurResource(resource, grant.resource))
+        return fail("invalid_target", `this grant is for ${grant.resource}`);
+      if (grant.resource !== this.config.resourceUrl)
+        return fail("invalid_grant", "this grant was issued for another server URL (OAUTH_ISSUER_URL changed); sign in again");
       const next = generateToken(REFRESH_TOKEN_PREFIX);
-      const rotated = token.state === "live" ? refreshTokens.rotateLive(grant.id, presented, hashToken(next), at) : refreshTokens.spendGrace(grant.id, presented, hashToken(next), at);
+      const rotated =
+        token.state === "live"
+          ? refreshTokens.rotateLive(grant.id, presented, hashToken(next), at)
+          : refreshTokens.spendGrace(grant.id, presented, hashToken(next), at);
       if (!rotated) return fail("invalid_grant", "the refresh token was used or revoked meanwhile; sign in again");
       grants.slide(grant.id, at + this.config.oauth.refreshTokenTtlDays * 86_400_000, at);
       return { ok: true, grantId: grant.id, tokens: { ...this.issueAccess(grant.id, grant.scope, at), refresh_token: next } };
     });
     if (reused) {
-      this.log.warn("oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked", { client_id: client.id, grant: reused });
+      this.log.warn("oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked", {
+        client_id: client.id,
+        grant: reused,
+      });
       this.onRevoke();
     }
     if (outcome.ok) this.log.info("oauth: tokens issued", { client_id: client.id, grant: outcome.grantId, grant_type: "refresh_token" });
@@ -189,7 +198,8 @@ export class GrantService {
       const record = grants.findAccessToken(tokenHash);
       return record !== null && record.clientId === client.id && grants.deleteAccessToken(tokenHash);
     };
-    const revoked = hint === "access_token" || token.startsWith(ACCESS_TOKEN_PREFIX) ? tryAccess() || tryRefresh() : tryRefresh() || tryAccess();
+    const revoked =
+      hint === "access_token" || token.startsWith(ACCESS_TOKEN_PREFIX) ? tryAccess() || tryRefresh() : tryRefresh() || tryAccess();
     if (revoked) {
       this.log.info("oauth: token revoked", { client_id: client.id });
       this.onRevoke();

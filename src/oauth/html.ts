@@ -11,7 +11,8 @@ export function code(text: string): string {
 }
 
 /** hermes-mcp commands a message may name in plain words ("run hermes-mcp set-password at the machine"). */
-const COMMAND = /\bhermes-mcp (?:set-password|doctor|serve|mint-client(?: --write)?|(?:token|clients) (?:create|list|revoke)|token|clients)\b/g;
+const COMMAND =
+  /\bhermes-mcp (?:set-password|doctor|serve|mint-client(?: --write)?|(?:token|clients) (?:create|list|revoke)|token|clients)\b/g;
 
 /**
  * Message text for a page: everything escaped, `backtick spans` (how CLI and API messages mark commands) and bare
@@ -36,11 +37,32 @@ type Palette = Record<"fg" | "muted" | "bg" | "card" | "line" | "field" | "accen
  * the backgrounds it sits on ≥ 4.5:1 (1.4.3), `field` (input and button boundaries) ≥ 3:1 (1.4.11). `line` is decoration only.
  */
 export const PALETTE: { light: Palette; dark: Palette } = {
-  light: { fg: "#1b1b1f", muted: "#5d5d66", bg: "#f6f6f8", card: "#ffffff", line: "#d9d9e0", field: "#75757f", accent: "#3b4cca", onAccent: "#ffffff", bad: "#b3261e" },
-  dark: { fg: "#ececf1", muted: "#a3a3ad", bg: "#111114", card: "#1c1c21", line: "#34343c", field: "#8a8a96", accent: "#8d9bff", onAccent: "#111114", bad: "#ff8a80" },
+  light: {
+    fg: "#1b1b1f",
+    muted: "#5d5d66",
+    bg: "#f6f6f8",
+    card: "#ffffff",
+    line: "#d9d9e0",
+    field: "#75757f",
+    accent: "#3b4cca",
+    onAccent: "#ffffff",
+    bad: "#b3261e",
+  },
+  dark: {
+    fg: "#ececf1",
+    muted: "#a3a3ad",
+    bg: "#111114",
+    card: "#1c1c21",
+    line: "#34343c",
+    field: "#8a8a96",
+    accent: "#8d9bff",
+    onAccent: "#111114",
+    bad: "#ff8a80",
+  },
 };
 
-const variables = (p: Palette): string => `--fg:${p.fg};--muted:${p.muted};--bg:${p.bg};--card:${p.card};--line:${p.line};--field:${p.field};--accent:${p.accent};--on-accent:${p.onAccent};--bad:${p.bad}`;
+const variables = (p: Palette): string =>
+  `--fg:${p.fg};--muted:${p.muted};--bg:${p.bg};--card:${p.card};--line:${p.line};--field:${p.field};--accent:${p.accent};--on-accent:${p.onAccent};--bad:${p.bad}`;
 
 const STYLE = `
 :root{color-scheme:light dark;${variables(PALETTE.light)}}
@@ -70,7 +92,11 @@ const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE, "utf8").digest(
  * A whole page. CSP: nothing loads from anywhere (default-src 'none'), no script at all, only our own stylesheet;
  * frame-ancestors 'none' + X-Frame-Options stop clickjacking; form-action names exactly where the form may go.
  */
-export function page(title: string, body: string, options: { status?: number; formAction?: string[]; headers?: Record<string, string> } = {}): Response {
+export function page(
+  title: string,
+  body: string,
+  options: { status?: number; formAction?: string[]; headers?: Record<string, string> } = {},
+): Response {
   const formAction = ["'self'", ...(options.formAction ?? [])].join(" ");
   const csp = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'none'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
   const html = `<!doctype html>

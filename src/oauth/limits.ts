@@ -77,7 +77,9 @@ export class Limiter {
 
   /** How many `family:<key>` buckets are locked now, and the longest wait among them. */
   lockedMembers(family: string, rule: LimitRule): { count: number; longest: number | null } {
-    const waits = [...this.store.members(family).keys()].map((bucket) => this.retryAfter(bucket, rule)).filter((w): w is number => w !== null);
+    const waits = [...this.store.members(family).keys()]
+      .map((bucket) => this.retryAfter(bucket, rule))
+      .filter((w): w is number => w !== null);
     return { count: waits.length, longest: longest(waits) };
   }
 

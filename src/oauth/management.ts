@@ -20,21 +20,43 @@ export class ManagementError extends Error {
 }
 
 const PAT_PREFIX = "pat:";
-const latest = (a: number | null, b: number | null | undefined): number | null => (a === null ? (b ?? null) : b == null ? a : Math.max(a, b));
+const latest = (a: number | null, b: number | null | undefined): number | null =>
+  a === null ? (b ?? null) : b == null ? a : Math.max(a, b);
 
 export function listClients(store: Store, config: Config): ClientListRow[] {
   const usage = new Map(store.oauth.grants.usage().map((u) => [u.clientId, u]));
   const rows: ClientListRow[] = [];
   if (config.staticClient) {
     const used = usage.get(config.staticClient.id);
-    rows.push({ id: config.staticClient.id, kind: "static", name: "static client (OAUTH_CLIENT_ID)", createdAt: null, lastUsedAt: used?.lastUsedAt ?? null, grants: used?.grants ?? 0 });
+    rows.push({
+      id: config.staticClient.id,
+      kind: "static",
+      name: "static client (OAUTH_CLIENT_ID)",
+      createdAt: null,
+      lastUsedAt: used?.lastUsedAt ?? null,
+      grants: used?.grants ?? 0,
+    });
   }
   for (const client of store.oauth.clients.list()) {
     const used = usage.get(client.clientId);
-    rows.push({ id: client.clientId, kind: client.kind, name: client.name, createdAt: client.createdAt, lastUsedAt: latest(client.lastUsedAt, used?.lastUsedAt), grants: used?.grants ?? 0 });
+    rows.push({
+      id: client.clientId,
+      kind: client.kind,
+      name: client.name,
+      createdAt: client.createdAt,
+      lastUsedAt: latest(client.lastUsedAt, used?.lastUsedAt),
+      grants: used?.grants ?? 0,
+    });
   }
   for (const token of listPersonalTokens(store)) {
-    rows.push({ id: `${PAT_PREFIX}${token.name}`, kind: "token", name: token.name, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt, grants: 0 });
+    rows.push({
+      id: `${PAT_PREFIX}${token.name}`,
+      kind: "token",
+      name: token.name,
+      createdAt: token.createdAt,
+      lastUsedAt: token.lastUsedAt,
+      grants: 0,
+    });
   }
   return rows;
 }
@@ -63,7 +85,9 @@ export function revokeClient(store: Store, config: Config, id: string): string {
   const client = oauth.clients.get(id);
   if (!client) {
     const known = listClients(store, config).map((r) => r.id);
-    throw new ManagementError(`no client with id "${id}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp clients list\``);
+    throw new ManagementError(
+      `no client with id "${id}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp clients list\``,
+    );
   }
   const grants = oauth.transaction(() => {
     oauth.codes.deleteForClient(id);

@@ -14,14 +14,18 @@ export class PersonalTokenError extends Error {
 /** Creates a token named `name` and returns it; only its hash is stored, so this is the one time it can be shown. */
 export function createPersonalToken(store: Store, name: string, now = Date.now()): string {
   if (!NAME.test(name)) {
-    throw new PersonalTokenError(`token name "${name}" is not allowed: use 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit`);
+    throw new PersonalTokenError(
+      `token name "${name}" is not allowed: use 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit`,
+    );
   }
   const token = generateToken(PERSONAL_TOKEN_PREFIX);
   // Threat: a re-created token inheriting a conversation. A principal is an identity, not a name: revoking "dave" and
   // creating "dave" again yields someone new, with none of the old one's sessions or jobs.
   const principal = `pat:${name}#${randomBytes(4).toString("hex")}`;
   if (!store.personalTokens.create(name, hashToken(token), principal, now)) {
-    throw new PersonalTokenError(`a token named "${name}" already exists — pick another name, or revoke it first with \`hermes-mcp token revoke ${name}\``);
+    throw new PersonalTokenError(
+      `a token named "${name}" already exists — pick another name, or revoke it first with \`hermes-mcp token revoke ${name}\``,
+    );
   }
   return token;
 }
@@ -39,6 +43,8 @@ export function revokePersonalToken(store: Store, name: string): void {
   })();
   if (!principal) {
     const known = store.personalTokens.list().map((t) => t.name);
-    throw new PersonalTokenError(`no token named "${name}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp token list\``);
+    throw new PersonalTokenError(
+      `no token named "${name}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp token list\``,
+    );
   }
 }

@@ -2,7 +2,19 @@
 import { isLoopbackName } from "../web/loopback.ts";
 
 /** Schemes a browser would execute or read locally: never a redirect target, for any client (XSS / local file disclosure). */
-const DANGEROUS_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:", "filesystem:", "view-source:", "ws:", "wss:", "ftp:"]);
+const DANGEROUS_SCHEMES = new Set([
+  "javascript:",
+  "data:",
+  "file:",
+  "vbscript:",
+  "blob:",
+  "about:",
+  "filesystem:",
+  "view-source:",
+  "ws:",
+  "wss:",
+  "ftp:",
+]);
 const CUSTOM_SCHEME = /^[a-z][a-z0-9+.-]*:$/;
 const MAX_URI_LENGTH = 2048;
 
@@ -37,7 +49,9 @@ export function parseRedirectUri(raw: string): ParsedRedirect {
   if (scheme === "https:") return url.hostname ? { ok: true, url, kind: "https" } : { ok: false, reason: "https redirect URI has no host" };
   if (scheme === "http:") {
     // OAuth 2.1 §2.3.1 / RFC 8252 §8.3: plain http only to loopback, where the code never crosses a network.
-    return isLoopbackRedirect(url) ? { ok: true, url, kind: "loopback" } : { ok: false, reason: "http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https" };
+    return isLoopbackRedirect(url)
+      ? { ok: true, url, kind: "loopback" }
+      : { ok: false, reason: "http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https" };
   }
   // RFC 8252 §7.1: private-use URI schemes for native apps (cursor://, claude://, vscode://).
   if (CUSTOM_SCHEME.test(scheme)) return { ok: true, url, kind: "custom" };

@@ -8,7 +8,15 @@ import type { ClientAuthMethod } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";
 import { cleanName } from "./cimd.ts";
 import { addressKey } from "./client-address.ts";
-import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, MAX_PENDING_REGISTRATIONS, MAX_REDIRECT_URIS, MAX_REGISTRATION_BYTES, PENDING_REGISTRATION_PROTECTED_MS, SCOPE } from "./constants.ts";
+import {
+  CLIENT_ID_PREFIX,
+  CLIENT_SECRET_PREFIX,
+  MAX_PENDING_REGISTRATIONS,
+  MAX_REDIRECT_URIS,
+  MAX_REGISTRATION_BYTES,
+  PENDING_REGISTRATION_PROTECTED_MS,
+  SCOPE,
+} from "./constants.ts";
 import { NO_STORE, oauthError, tooManyRequests } from "./errors.ts";
 import { readBody } from "./form.ts";
 import { addressBuckets, LIMITS, REGISTRATION_BUCKET, type Limiter } from "./limits.ts";
@@ -17,7 +25,10 @@ import { parseRedirectUri } from "./redirects.ts";
 
 /** RFC 7591 §2 client metadata we act on; anything else is accepted and ignored. */
 const RegistrationSchema = z.looseObject({
-  redirect_uris: z.array(z.string().max(2048), { error: "redirect_uris must be an array of URIs" }).min(1, "redirect_uris must list at least one URI").max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect_uris`),
+  redirect_uris: z
+    .array(z.string().max(2048), { error: "redirect_uris must be an array of URIs" })
+    .min(1, "redirect_uris must list at least one URI")
+    .max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect_uris`),
   token_endpoint_auth_method: z.string().max(64).optional(),
   grant_types: z.array(z.string().max(64)).max(10).optional(),
   response_types: z.array(z.string().max(64)).max(10).optional(),
@@ -42,7 +53,13 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
   return async (request, address) => {
     // Dynamic clients exist only once the owner has a consent password (and OAUTH_DYNAMIC_CLIENTS is not false).
     if (!dynamicClientsEnabled(config, store)) {
-      return oauthError(403, "access_denied", config.oauth.dynamicClients ? "dynamic client registration is off until the server's owner runs `hermes-mcp set-password`" : "dynamic client registration is turned off (OAUTH_DYNAMIC_CLIENTS=false)");
+      return oauthError(
+        403,
+        "access_denied",
+        config.oauth.dynamicClients
+          ? "dynamic client registration is off until the server's owner runs `hermes-mcp set-password`"
+          : "dynamic client registration is turned off (OAUTH_DYNAMIC_CLIENTS=false)",
+      );
     }
     const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
     if (type !== "application/json") return metadataError("send the registration as application/json (RFC 7591 §3.1)");
@@ -52,7 +69,10 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
     const wait = limiter.retryAfterAny(buckets);
     if (wait !== null) return tooManyRequests(wait, `too many registrations; retry in ${wait} s`);
     const received = await readBody(request, MAX_REGISTRATION_BYTES);
-    if (!received.ok) return received.status === 413 ? metadataError(`the registration is larger than ${MAX_REGISTRATION_BYTES} bytes`, 413) : metadataError(received.description);
+    if (!received.ok)
+      return received.status === 413
+        ? metadataError(`the registration is larger than ${MAX_REGISTRATION_BYTES} bytes`, 413)
+        : metadataError(received.description);
     let json: unknown;
     try {
       json = JSON.parse(received.text);
@@ -74,9 +94,11 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
     }
     // RFC 7591 §2: the default method is client_secret_basic.
     const method = (meta.token_endpoint_auth_method ?? "client_secret_basic") as ClientAuthMethod;
-    if (!AUTH_METHODS.includes(method)) return metadataError(`token_endpoint_auth_method "${method}" is not supported; use none, client_secret_post or client_secret_basic`);
+    if (!AUTH_METHODS.includes(method))
+      return metadataError(`token_endpoint_auth_method "${method}" is not supported; use none, client_secret_post or client_secret_basic`);
     const grantTypes = meta.grant_types ?? ["authorization_code"];
-    if (!grantTypes.includes("authorization_code")) return metadataError("grant_types must include authorization_code (the only interactive grant here)");
+    if (!grantTypes.includes("authorization_code"))
+      return metadataError("grant_types must include authorization_code (the only interactive grant here)");
     if (meta.response_types && !meta.response_types.includes("code")) return metadataError('response_types must include "code"');
 
     const at = now();

@@ -83,7 +83,11 @@ export function fetchDocument(url: URL, limits: FetchLimits): Promise<FetchedDoc
       finish(new FetchRefused(`no answer within ${limits.timeoutMs} ms`));
     }, limits.timeoutMs);
     request.on("error", (error: NodeJS.ErrnoException) => {
-      finish(error.code === "EFORBIDDENADDRESS" ? new FetchRefused(error.message) : new FetchRefused(`could not fetch it (${error.code ?? error.message})`));
+      finish(
+        error.code === "EFORBIDDENADDRESS"
+          ? new FetchRefused(error.message)
+          : new FetchRefused(`could not fetch it (${error.code ?? error.message})`),
+      );
     });
     request.end();
   });

@@ -64,7 +64,17 @@ export function createOAuthServer(deps: OAuthServerDeps): Hono {
   const grants = new GrantService(store, config, log, onRevoke, now);
   const limiter = new Limiter(store.oauth.limits, now);
   const housekeeper = new Housekeeper(store, log, now);
-  const authorize = createAuthorizeEndpoints({ config, store, log, clients, metadata, grants, limiter, sealer: new ConsentSealer(CONSENT_TTL_MS), now });
+  const authorize = createAuthorizeEndpoints({
+    config,
+    store,
+    log,
+    clients,
+    metadata,
+    grants,
+    limiter,
+    sealer: new ConsentSealer(CONSENT_TTL_MS),
+    now,
+  });
   const token = createTokenEndpoint({ config, log, clients, grants, limiter });
   const register = createRegisterEndpoint({ config, store, log, limiter, now });
   const revoke = createRevokeEndpoint({ config, log, clients, grants, limiter });
@@ -81,7 +91,11 @@ export function createOAuthServer(deps: OAuthServerDeps): Hono {
   // RFC 9728 §3.1: the path-specific location for <issuer>/mcp, and the root one some clients try first.
   app.get("/.well-known/oauth-protected-resource/mcp", prMetadata);
   app.get("/.well-known/oauth-protected-resource", prMetadata);
-  for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
+  for (const path of [
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-protected-resource",
+  ]) {
     app.options(path, preflight);
   }
 

@@ -31,7 +31,9 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): (request: Request)
     if (!form.ok) return oauthError(form.status, "invalid_request", form.description);
     const params = form.params;
     // A request carrying a live code or refresh token of this client (256-bit secrets a guesser does not have) is exempt from the throttle.
-    const gate = authenticateRequest(deps, request, params, "token", (client) => grants.holdsCredential(client.id, params.grant_type, params));
+    const gate = authenticateRequest(deps, request, params, "token", (client) =>
+      grants.holdsCredential(client.id, params.grant_type, params),
+    );
     if (!gate.ok) return gate.response;
     const authenticated = gate.client;
     let outcome: GrantOutcome;
@@ -42,7 +44,10 @@ export function createTokenEndpoint(deps: TokenEndpointDeps): (request: Request)
         const parsed = CodeGrant.safeParse(params);
         if (!parsed.success) return oauthError(400, "invalid_request", parsed.error.issues[0]?.message ?? "invalid request");
         const p = parsed.data;
-        outcome = grants.redeemCode({ code: p.code, clientId: authenticated.id, redirectUri: p.redirect_uri, verifier: p.code_verifier, resource: p.resource }, authenticated);
+        outcome = grants.redeemCode(
+          { code: p.code, clientId: authenticated.id, redirectUri: p.redirect_uri, verifier: p.code_verifier, resource: p.resource },
+          authenticated,
+        );
         break;
       }
       case "refresh_token": {

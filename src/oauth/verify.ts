@@ -25,7 +25,11 @@ const CACHE_LIMIT = 10_000;
  * The hot path: a token seen before is answered from memory. The cache is dropped whenever SQLite's data_version
  * moves (another connection — a `token revoke` or `clients revoke` CLI — committed), so revocation is immediate.
  */
-export function createTokenVerifier(store: Store, kinds: TokenKind[], now: () => number = Date.now): TokenVerifier & { invalidate(): void } {
+export function createTokenVerifier(
+  store: Store,
+  kinds: TokenKind[],
+  now: () => number = Date.now,
+): TokenVerifier & { invalidate(): void } {
   const cache = new Map<string, { info: AuthInfo; touchedAt: number; tokenHash: string }>();
   let seenVersion = store.dataVersion();
   const invalidate = (): void => cache.clear();

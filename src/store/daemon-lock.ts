@@ -56,14 +56,18 @@ export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
     // Created private if missing; an existing folder's mode is checked (and reported) when the store opens.
     mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new StoreError(`cannot create the database folder ${dirname(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+    throw new StoreError(
+      `cannot create the database folder ${dirname(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
+    );
   }
   let db: Database;
   try {
     db = new Database(lockPath(dbPath), { create: true });
     db.exec(`PRAGMA busy_timeout = ${ACQUIRE_WAIT_MS}`);
   } catch (error) {
-    throw new StoreError(`cannot open the lock file ${lockPath(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+    throw new StoreError(
+      `cannot open the lock file ${lockPath(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
+    );
   }
   try {
     db.exec("BEGIN EXCLUSIVE");

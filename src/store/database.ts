@@ -47,7 +47,9 @@ function ensurePrivateFolder(path: string): string[] {
     // Tokens' hashes and job results live here: nobody else on the machine may read them.
     return ensureMode(dir, 0o700);
   } catch (error) {
-    throw new StoreError(`cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+    throw new StoreError(
+      `cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
+    );
   }
 }
 

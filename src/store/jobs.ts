@@ -81,8 +81,12 @@ export class JobStore {
       `UPDATE jobs SET status = $status, finished_at = $finishedAt, result = $result, partial = $partial, error = $error, end_reason = $endReason
        WHERE id = $id AND status IN ('pending', 'running')`,
     );
-    this.countsStmt = db.query<{ total: number; mine: number }, [string]>("SELECT COUNT(*) AS total, TOTAL(principal = ?) AS mine FROM jobs");
-    this.byStatusStmt = db.query<{ status: string; n: number }, [string]>("SELECT status, COUNT(*) AS n FROM jobs WHERE principal = ? GROUP BY status");
+    this.countsStmt = db.query<{ total: number; mine: number }, [string]>(
+      "SELECT COUNT(*) AS total, TOTAL(principal = ?) AS mine FROM jobs",
+    );
+    this.byStatusStmt = db.query<{ status: string; n: number }, [string]>(
+      "SELECT status, COUNT(*) AS n FROM jobs WHERE principal = ? GROUP BY status",
+    );
     this.activeIdsStmt = db.query<{ id: string }, []>("SELECT id FROM jobs WHERE status IN ('pending', 'running')");
   }
 
@@ -206,7 +210,9 @@ export class JobStore {
         .all()
         .map((r) => r.id);
       this.db
-        .query("UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, end_reason = 'restart' WHERE status IN ('pending', 'running')")
+        .query(
+          "UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, end_reason = 'restart' WHERE status IN ('pending', 'running')",
+        )
         .run(at, error);
       return ids;
     })();

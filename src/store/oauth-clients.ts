@@ -116,7 +116,10 @@ export class OAuthClientStore {
   }
 
   countPendingRegistrations(): number {
-    return this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL").get()?.n ?? 0;
+    return (
+      this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL").get()
+        ?.n ?? 0
+    );
   }
 
   /**
@@ -135,7 +138,9 @@ export class OAuthClientStore {
 
   /** Registrations never approved, created before `before`; client metadata documents past their cache with no grant left. */
   deleteStale(before: number, now: number): number {
-    const unused = this.db.query("DELETE FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL AND created_at < ?").run(before).changes;
+    const unused = this.db
+      .query("DELETE FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL AND created_at < ?")
+      .run(before).changes;
     const cimd = this.db
       .query(
         `DELETE FROM oauth_clients WHERE kind = 'cimd' AND cached_until < ?

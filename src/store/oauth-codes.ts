@@ -63,7 +63,10 @@ export class OAuthCodeStore {
 
   /** Marks a code used (and what it produced); false when it already was — only one redemption can win. */
   markUsed(codeHash: string, at: number, grantId: string | null): boolean {
-    return this.db.query("UPDATE oauth_codes SET used_at = ?, grant_id = ? WHERE code_hash = ? AND used_at IS NULL").run(at, grantId, codeHash).changes === 1;
+    return (
+      this.db.query("UPDATE oauth_codes SET used_at = ?, grant_id = ? WHERE code_hash = ? AND used_at IS NULL").run(at, grantId, codeHash)
+        .changes === 1
+    );
   }
 
   /** Keeps at most `keep` unused codes, evicting the oldest (bounded, never refusing a new authorization). */

@@ -10,7 +10,9 @@ export class OAuthLimitStore {
   constructor(private readonly db: Database) {}
 
   get(bucket: string): LimitWindow | null {
-    const row = this.db.query<{ window_start: number; count: number }, [string]>("SELECT window_start, count FROM oauth_limits WHERE bucket = ?").get(bucket);
+    const row = this.db
+      .query<{ window_start: number; count: number }, [string]>("SELECT window_start, count FROM oauth_limits WHERE bucket = ?")
+      .get(bucket);
     return row ? { windowStart: row.window_start, count: row.count } : null;
   }
 

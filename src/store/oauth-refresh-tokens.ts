@@ -27,7 +27,9 @@ export class OAuthRefreshTokenStore {
   }
 
   insert(tokenHash: string, grantId: string, state: RefreshState, at: number): void {
-    this.db.query("INSERT INTO oauth_refresh_tokens (token_hash, grant_id, state, created_at) VALUES (?, ?, ?, ?)").run(tokenHash, grantId, state, at);
+    this.db
+      .query("INSERT INTO oauth_refresh_tokens (token_hash, grant_id, state, created_at) VALUES (?, ?, ?, ?)")
+      .run(tokenHash, grantId, state, at);
   }
 
   /**
@@ -35,15 +37,27 @@ export class OAuthRefreshTokenStore {
    * Guarded on the presented token still being live; false when a concurrent rotation or revocation won.
    */
   rotateLive(grantId: string, presentedHash: string, nextHash: string, at: number): boolean {
-    if (this.db.query("UPDATE oauth_refresh_tokens SET state = 'grace' WHERE token_hash = ? AND grant_id = ? AND state = 'live'").run(presentedHash, grantId).changes !== 1) return false;
-    this.db.query("UPDATE oauth_refresh_tokens SET state = 'spent' WHERE grant_id = ? AND token_hash <> ? AND state <> 'spent'").run(grantId, presentedHash);
+    if (
+      this.db
+        .query("UPDATE oauth_refresh_tokens SET state = 'grace' WHERE token_hash = ? AND grant_id = ? AND state = 'live'")
+        .run(presentedHash, grantId).changes !== 1
+    )
+      return false;
+    this.db
+      .query("UPDATE oauth_refresh_tokens SET state = 'spent' WHERE grant_id = ? AND token_hash <> ? AND state <> 'spent'")
+      .run(grantId, presentedHash);
     this.insert(nextHash, grantId, "live", at);
     return true;
   }
 
   /** The grace token was presented (its successor still unused): it is spent now, and `nextHash` is live beside the successor. */
   spendGrace(grantId: string, presentedHash: string, nextHash: string, at: number): boolean {
-    if (this.db.query("UPDATE oauth_refresh_tokens SET state = 'spent' WHERE token_hash = ? AND grant_id = ? AND state = 'grace'").run(presentedHash, grantId).changes !== 1) return false;
+    if (
+      this.db
+        .query("UPDATE oauth_refresh_tokens SET state = 'spent' WHERE token_hash = ? AND grant_id = ? AND state = 'grace'")
+        .run(presentedHash, grantId).changes !== 1
+    )
+      return false;
     this.insert(nextHash, grantId, "live", at);
     return true;
   }

@@ -9,7 +9,9 @@ export class OAuthSettingsStore {
   }
 
   set(key: string, value: string): void {
-    this.db.query("INSERT INTO oauth_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.db
+      .query("INSERT INTO oauth_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      .run(key, value);
   }
 
   delete(key: string): boolean {

@@ -13,7 +13,12 @@ afterAll(() => {
   removeHome(home);
 });
 
-const crossBuild = (args: string[]) => Bun.spawnSync([process.execPath, "build", "--compile", "--minify", ...args, join(ROOT, "src", "cli", "index.ts")], { cwd: ROOT, stderr: "pipe", stdout: "pipe" });
+const crossBuild = (args: string[]) =>
+  Bun.spawnSync([process.execPath, "build", "--compile", "--minify", ...args, join(ROOT, "src", "cli", "index.ts")], {
+    cwd: ROOT,
+    stderr: "pipe",
+    stdout: "pipe",
+  });
 
 describe("the compiled binary", () => {
   test("builds, reports its version, and serves /healthz and /mcp without Bun or node_modules around it", async () => {
@@ -25,7 +30,12 @@ describe("the compiled binary", () => {
     expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
 
     const port = freePort();
-    const proc = Bun.spawn([binary, "serve"], { cwd: home, env: { HOME: home, BIND_PORT: String(port), PATH: "/usr/bin:/bin" }, stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn([binary, "serve"], {
+      cwd: home,
+      env: { HOME: home, BIND_PORT: String(port), PATH: "/usr/bin:/bin" },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     try {
       let health: Response | null = null;
       for (let i = 0; i < 200 && !health; i++) {

@@ -78,7 +78,8 @@ describe("hermes-mcp", () => {
 });
 
 describe("hermes-mcp doctor", () => {
-  const doctor = (env: Record<string, string>, h = home()) => runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), ...env } });
+  const doctor = (env: Record<string, string>, h = home()) =>
+    runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), ...env } });
 
   test("all good: every line ✔ (or ⚠ with a fix) and exit 0", async () => {
     // Doctor creates no database; any command that uses one does.
@@ -171,7 +172,8 @@ describe("mistakes are named", () => {
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split("\n");
     expect(lines[0]).toBe('✖ unknown command "bogus" for hermes-mcp');
-    for (const command of ["serve", "doctor", "mint-client", "token", "set-password", "clients"]) expect(result.stderr).toContain(`  ${command}`);
+    for (const command of ["serve", "doctor", "mint-client", "token", "set-password", "clients"])
+      expect(result.stderr).toContain(`  ${command}`);
     expect(result.stderr + result.stdout).not.toContain("USAGE");
     expect((await runCli(["doctr"], { home: home() })).stderr).toContain('did you mean "doctor"?');
   });
@@ -181,7 +183,9 @@ describe("mistakes are named", () => {
     expect(port.code).toBe(1);
     expect(port.stderr).toContain("has no option --port: settings are environment variables — set BIND_PORT=9000");
     expect((await runCli(["serve", "--host=0.0.0.0"], { home: home() })).stderr).toContain("set BIND_HOST=0.0.0.0");
-    expect((await runCli(["doctor", "--issuer", "https://h.example.com"], { home: home() })).stderr).toContain("set OAUTH_ISSUER_URL=https://h.example.com");
+    expect((await runCli(["doctor", "--issuer", "https://h.example.com"], { home: home() })).stderr).toContain(
+      "set OAUTH_ISSUER_URL=https://h.example.com",
+    );
     const typo = await runCli(["token", "create", "--nmae", "x"], { home: home() });
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain("has no option --nmae — did you mean --name?");
@@ -198,9 +202,16 @@ describe("mistakes are named", () => {
     const h = home();
     mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
     writeFileSync(join(h, ".config", "hermes-mcp", "env"), "HERMES_MCP_PORT=9000\n", { mode: 0o600 });
-    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_HOME: join(h, ".hermes"), OAUTH_ISSUER: "https://x.example.com" } });
-    expect(result.stdout).toContain(`⚠ HERMES_MCP_PORT (in ${join(h, ".config", "hermes-mcp", "env")}) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?`);
-    expect(result.stdout).toContain("⚠ OAUTH_ISSUER (in the environment) is not a hermes-mcp setting and is ignored — did you mean OAUTH_ISSUER_URL?");
+    const result = await runCli(["doctor"], {
+      home: h,
+      env: { BIND_PORT: String(freePort()), HERMES_HOME: join(h, ".hermes"), OAUTH_ISSUER: "https://x.example.com" },
+    });
+    expect(result.stdout).toContain(
+      `⚠ HERMES_MCP_PORT (in ${join(h, ".config", "hermes-mcp", "env")}) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?`,
+    );
+    expect(result.stdout).toContain(
+      "⚠ OAUTH_ISSUER (in the environment) is not a hermes-mcp setting and is ignored — did you mean OAUTH_ISSUER_URL?",
+    );
     expect(result.stdout).not.toContain("HERMES_HOME");
   });
 });
@@ -210,7 +221,10 @@ describe("doctor reads cleanly", () => {
     const h = home();
     mkdirSync(join(h, ".hermes"));
     writeFileSync(join(h, ".hermes", ".env"), `API_SERVER_KEY=${FAKE_GATEWAY_KEY}\n`);
-    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` } });
+    const result = await runCli(["doctor"], {
+      home: h,
+      env: { BIND_PORT: String(freePort()), HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` },
+    });
     expect(result.stdout).not.toContain("OAUTH_ISSUER_URL is not set");
     expect(result.stdout).not.toContain("HERMES_API_KEY is not set: using");
     expect(result.stdout).toContain("⚠ issuer URL http://127.0.0.1:");
@@ -231,7 +245,10 @@ describe("doctor reads cleanly", () => {
 
   test("doctor creates no database", async () => {
     const h = home();
-    const result = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    const result = await runCli(["doctor"], {
+      home: h,
+      env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("will be created at first start");
     expect(existsSync(join(h, ".local", "share", "hermes-mcp"))).toBe(false);
@@ -243,26 +260,39 @@ describe("doctor reads cleanly", () => {
     expect((await runCli(["set-password"], { home: h, env, stdin: "correct horse battery\n" })).code).toBe(0);
     const store = openStore(join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
     // One address locked out: named as such, approvals from elsewhere still work.
-    store.oauth.limits.put(addressBucket(CONSENT_BUCKET, "203.0.113.7"), { windowStart: Date.now(), count: LIMITS.consentPerAddress.limit });
+    store.oauth.limits.put(addressBucket(CONSENT_BUCKET, "203.0.113.7"), {
+      windowStart: Date.now(),
+      count: LIMITS.consentPerAddress.limit,
+    });
     const one = await runCli(["doctor"], { home: h, env });
-    expect(one.stdout).toContain("⚠ 1 address(es) locked out of approvals for up to 15 more minute(s) after 5 wrong passwords — approvals from other addresses work");
+    expect(one.stdout).toContain(
+      "⚠ 1 address(es) locked out of approvals for up to 15 more minute(s) after 5 wrong passwords — approvals from other addresses work",
+    );
     expect(one.stdout).toContain("run `hermes-mcp set-password` (a new password lifts every lock)");
     // The global ceiling reached: approvals are locked for everyone.
     store.oauth.limits.put(CONSENT_BUCKET, { windowStart: Date.now(), count: LIMITS.consentGlobal.limit });
     store.close();
     const result = await runCli(["doctor"], { home: h, env });
-    expect(result.stdout).toContain("⚠ approvals of new apps are locked everywhere for 60 more minute(s) after 30 wrong passwords within an hour — apps already connected keep working");
+    expect(result.stdout).toContain(
+      "⚠ approvals of new apps are locked everywhere for 60 more minute(s) after 30 wrong passwords within an hour — apps already connected keep working",
+    );
     expect(result.stdout).toContain("fix: wait it out, or run `hermes-mcp set-password` (a new password lifts every lock)");
   });
 
   test("piped: no colour codes in doctor or --help", async () => {
     const h = home();
-    const doctor = await runCli(["doctor"], { home: h, env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    const doctor = await runCli(["doctor"], {
+      home: h,
+      env: { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url },
+    });
     expect(doctor.stdout).not.toContain("\u001b[");
     const help = await runCli(["--help"], { home: h });
     expect(help.stdout).toContain("USAGE");
     expect(help.stdout).not.toContain("\u001b[");
-    const forced = await runCli(["doctor"], { home: h, env: { FORCE_COLOR: "1", BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url } });
+    const forced = await runCli(["doctor"], {
+      home: h,
+      env: { FORCE_COLOR: "1", BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url },
+    });
     expect(forced.stdout).toContain("\u001b[32m✔\u001b[39m");
   });
 });

@@ -6,7 +6,10 @@ import { runCliOnTerminal } from "../support/pty.ts";
 
 const home = tempHomes();
 
-const doctorEnv = (): Record<string, string> => ({ BIND_PORT: String(freePort()), HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` });
+const doctorEnv = (): Record<string, string> => ({
+  BIND_PORT: String(freePort()),
+  HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}`,
+});
 
 describe("on a terminal", () => {
   test("doctor colours ✔ green, ⚠ yellow and ✖ red", async () => {

@@ -44,7 +44,11 @@ describe("one daemon per database", () => {
     const first = await startTestDaemon({ home: h, env });
     try {
       const job = await askAsync(first, token, "still mine [[delay:1500]]");
-      await gateway.waitFor(() => gateway.chats.some((c) => c.prompt?.startsWith("still mine") && c.outcome === "open"), 5000, "the running chat");
+      await gateway.waitFor(
+        () => gateway.chats.some((c) => c.prompt?.startsWith("still mine") && c.outcome === "open"),
+        5000,
+        "the running chat",
+      );
 
       const second = await runCli(["serve"], { home: h, env: { ...env, BIND_PORT: String(freePort()) } });
       expect(second.code).toBe(1);
@@ -93,7 +97,9 @@ describe("one daemon per database", () => {
     const daemon = await startTestDaemon({ home: h, env });
     try {
       const result = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(daemon.port) } });
-      expect(result.stdout).toContain(`✔ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`);
+      expect(result.stdout).toContain(
+        `✔ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`,
+      );
       expect(result.stdout).not.toContain("in use");
       expect(result.code).toBe(0);
       // The CLI keeps working beside it.
@@ -107,7 +113,13 @@ describe("one daemon per database", () => {
 describe("BIND_PORT=0", () => {
   test("the daemon logs, advertises and records the port actually bound; doctor shows it", async () => {
     const h = home();
-    const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: h, env: baseEnv(h, { ...env, BIND_PORT: "0" }), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, CLI, "serve"], {
+      cwd: h,
+      env: baseEnv(h, { ...env, BIND_PORT: "0" }),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     let logs = "";
     void (async () => {
       const decoder = new TextDecoder();
@@ -118,9 +130,13 @@ describe("BIND_PORT=0", () => {
       const port = Number(/url=http:\/\/127\.0\.0\.1:(\d+)/.exec(logs)?.[1]);
       expect(port).toBeGreaterThan(0);
       expect(logs).toContain(`mcp=http://127.0.0.1:${port}/mcp`);
-      const metadata = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string };
+      const metadata = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+        resource: string;
+      };
       expect(metadata.resource).toBe(`http://127.0.0.1:${port}/mcp`);
-      const authServer = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      const authServer = (await (await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`)).json()) as {
+        issuer: string;
+      };
       expect(authServer.issuer).toBe(`http://127.0.0.1:${port}`);
 
       const doctor = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: "0" } });

@@ -14,13 +14,18 @@ let done: string;
 let bobs: string;
 const jobsCli = (...args: string[]) => runCli(["jobs", ...args], { home: world.home, env: world.env });
 const askAsync = async (client: Client, prompt: string, extra: Record<string, unknown> = {}) =>
-  (structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true, ...extra } })) as { job_id: string }).job_id;
+  (structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true, ...extra } })) as { job_id: string })
+    .job_id;
 
 beforeAll(async () => {
   world = await startWorld();
   alice = await world.client();
   bob = await connectClient(world.daemon.url, await createToken(world.home, "bob", world.env));
-  done = (structuredOf(await alice.callTool({ name: "hermes_ask", arguments: { prompt: "the answer is forty-two", session_id: "quiz" } })) as { job_id: string }).job_id;
+  done = (
+    structuredOf(await alice.callTool({ name: "hermes_ask", arguments: { prompt: "the answer is forty-two", session_id: "quiz" } })) as {
+      job_id: string;
+    }
+  ).job_id;
   bobs = await askAsync(bob, "bob's job");
   await bob.callTool({ name: "hermes_check", arguments: { job_id: bobs, wait_seconds: 5 } });
 });
@@ -79,7 +84,11 @@ describe("hermes-mcp jobs", () => {
 
   test("cancel stops a running job in the daemon: its gateway stream closes and the caller's long poll ends", async () => {
     const jobId = await askAsync(alice, "cancel me from the cli [[hang]]");
-    await world.gateway.waitFor(() => world.gateway.chats.some((c) => c.prompt?.startsWith("cancel me from the cli") && c.outcome === "open"), 3000, "the chat");
+    await world.gateway.waitFor(
+      () => world.gateway.chats.some((c) => c.prompt?.startsWith("cancel me from the cli") && c.outcome === "open"),
+      3000,
+      "the chat",
+    );
     const disconnects = world.gateway.disconnects;
     const poll = alice.callTool({ name: "hermes_check", arguments: { job_id: jobId, wait_seconds: 30 } });
     const cancelled = await jobsCli("cancel", jobId);
@@ -99,8 +108,20 @@ describe("hermes-mcp jobs", () => {
     // A row from before labels were checked, with a hostile label, error and answer.
     const store = openStore(join(world.home, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
     try {
-      store.jobs.insert({ id: "hostile-0001", principal: "pat:old", mode: "async", promptChars: 1, sessionLabel: "trip\u202Eevil\u001b[2J", createdAt: 1 });
-      store.jobs.finish("hostile-0001", { status: "completed", result: "line one\nline two\u001b]0;pwned\u0007", endReason: "completed", finishedAt: 2 });
+      store.jobs.insert({
+        id: "hostile-0001",
+        principal: "pat:old",
+        mode: "async",
+        promptChars: 1,
+        sessionLabel: "trip\u202Eevil\u001b[2J",
+        createdAt: 1,
+      });
+      store.jobs.finish("hostile-0001", {
+        status: "completed",
+        result: "line one\nline two\u001b]0;pwned\u0007",
+        endReason: "completed",
+        finishedAt: 2,
+      });
     } finally {
       store.close();
     }

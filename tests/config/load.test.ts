@@ -40,7 +40,12 @@ describe("loadConfig", () => {
   });
 
   test("names every bad variable with its fix, in one go", () => {
-    const problems = problemsOf({ BIND_PORT: "http", OAUTH_CLIENT_SECRET: "short", LOG_LEVEL: "loud", OAUTH_ISSUER_URL: "http://example.com" });
+    const problems = problemsOf({
+      BIND_PORT: "http",
+      OAUTH_CLIENT_SECRET: "short",
+      LOG_LEVEL: "loud",
+      OAUTH_ISSUER_URL: "http://example.com",
+    });
     expect(problems.some((p) => p.includes("BIND_PORT") && p.includes("0 to 65535"))).toBe(true);
     expect(problems.some((p) => p.includes("OAUTH_CLIENT_SECRET") && p.includes("mint-client"))).toBe(true);
     expect(problems.some((p) => p.includes("LOG_LEVEL"))).toBe(true);
@@ -53,7 +58,10 @@ describe("loadConfig", () => {
   });
 
   test("trims the issuer's trailing slash and allows its host", () => {
-    const { config } = loadConfig({ env: { HOME: home(), OAUTH_ISSUER_URL: "https://Hermes.Example.com/", MCP_ALLOWED_HOSTS: "a.example.com:443, B.example.com" }, cwd: home() });
+    const { config } = loadConfig({
+      env: { HOME: home(), OAUTH_ISSUER_URL: "https://Hermes.Example.com/", MCP_ALLOWED_HOSTS: "a.example.com:443, B.example.com" },
+      cwd: home(),
+    });
     expect(config.issuerUrl).toBe("https://Hermes.Example.com");
     expect(config.allowedHosts).toEqual(["a.example.com", "b.example.com", "hermes.example.com"]);
   });

@@ -29,7 +29,29 @@ describe("createLogger", () => {
 });
 
 /** Every character that could split a log line or reorder it on screen. */
-const BREAKING = ["\n", "\r", "\u0000", "\u001b", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c"];
+const BREAKING = [
+  "\n",
+  "\r",
+  "\u0000",
+  "\u001b",
+  "\u007f",
+  "\u0085",
+  "\u009b",
+  "\u2028",
+  "\u2029",
+  "\u202a",
+  "\u202b",
+  "\u202c",
+  "\u202d",
+  "\u202e",
+  "\u2066",
+  "\u2067",
+  "\u2068",
+  "\u2069",
+  "\u200e",
+  "\u200f",
+  "\u061c",
+];
 const RAW_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 describe("log injection", () => {

@@ -41,13 +41,17 @@ describe("unknown variables", () => {
   const fromFile = (values: Record<string, string>) => unknownVariableWarnings([{ label: "env", values, shared: false }]);
 
   test("our own prefixes are always reported, with the setting meant when there is one", () => {
-    expect(fromEnv({ HERMES_MCP_PORT: "1" })).toEqual(["HERMES_MCP_PORT (in the environment) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?"]);
+    expect(fromEnv({ HERMES_MCP_PORT: "1" })).toEqual([
+      "HERMES_MCP_PORT (in the environment) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?",
+    ]);
     expect(fromEnv({ HERMES_MCP_FROBNICATE: "1" })[0]).toContain("is ignored; the settings are listed in the README's Configuration table");
     expect(fromEnv({ BIND_ADRESS: "1" })[0]).toContain("BIND_ADRESS");
   });
 
   test("shared prefixes in the environment: only clear typos of ours, never Hermes's own variables or other programs'", () => {
-    expect(fromEnv({ HERMES_HOME: "/x", HERMES_PROFILE: "p", HERMES_PORT: "1", MCP_TIMEOUT: "10", MCP_TOOL_TIMEOUT: "10", OAUTH_TOKEN: "t" })).toEqual([]);
+    expect(
+      fromEnv({ HERMES_HOME: "/x", HERMES_PROFILE: "p", HERMES_PORT: "1", MCP_TIMEOUT: "10", MCP_TOOL_TIMEOUT: "10", OAUTH_TOKEN: "t" }),
+    ).toEqual([]);
     expect(fromEnv({ HERMES_MODLE: "m" })[0]).toContain("did you mean HERMES_MODEL?");
     expect(fromEnv({ MCP_ALLOWED_HOST: "h" })[0]).toContain("did you mean MCP_ALLOWED_HOSTS?");
     expect(fromEnv({ OAUTH_ISSUER: "https://x" })[0]).toContain("did you mean OAUTH_ISSUER_URL?");
@@ -67,6 +71,8 @@ describe("unknown variables", () => {
     writeFileSync(join(cwd, ".env"), "HERMES_MCP_PORT=9002\n");
     const { config, warnings } = loadConfig({ env: { HOME: home, HERMES_API_KEY: "k" }, cwd });
     expect(config.bind.port).toBe(9001);
-    expect(warnings).toEqual([`HERMES_MCP_PORT (in ${join(cwd, ".env")}) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?`]);
+    expect(warnings).toEqual([
+      `HERMES_MCP_PORT (in ${join(cwd, ".env")}) is not a hermes-mcp setting and is ignored — did you mean BIND_PORT?`,
+    ]);
   });
 });

@@ -19,7 +19,12 @@ beforeAll(async () => {
       const url = new URL(request.url);
       const headers = new Headers(request.headers);
       if (!headers.has("authorization")) headers.set("authorization", `Bearer ${world.token}`);
-      return fetch(`${world.daemon.url}${url.pathname}${url.search}`, { method: request.method, headers, body: request.body, redirect: "manual" });
+      return fetch(`${world.daemon.url}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        body: request.body,
+        redirect: "manual",
+      });
     },
   });
 });

@@ -22,7 +22,12 @@ const INIT = JSON.stringify({
 function post(headers: Record<string, string>, body: BodyInit = INIT, path = "/mcp"): Promise<Response> {
   return fetch(`${world.daemon.url}${path}`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${world.token}`, ...headers },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${world.token}`,
+      ...headers,
+    },
     body,
   });
 }
@@ -102,7 +107,14 @@ describe("bearer auth", () => {
   });
 
   test("the query-token refusal also catches percent-encoded parameter names, in any case of the escapes", async () => {
-    const names = ["access%5Ftoken", "access%5ftoken", "%61ccess_token", "%61%63cess%5ftoken", "%61%63%63%65%73%73%5F%74%6F%6B%65%6E", "acc%65ss_tok%65n"];
+    const names = [
+      "access%5Ftoken",
+      "access%5ftoken",
+      "%61ccess_token",
+      "%61%63cess%5ftoken",
+      "%61%63%63%65%73%73%5F%74%6F%6B%65%6E",
+      "acc%65ss_tok%65n",
+    ];
     for (const name of names) {
       for (const query of [`${name}=${world.token}`, `x=1&${name}=${world.token}`]) {
         // Even with a valid header, a token in the URL is refused: it has already leaked into logs.

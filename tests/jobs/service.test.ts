@@ -30,7 +30,15 @@ afterEach(() => {
 });
 
 function setup(
-  overrides: { maxConcurrent?: number; maxQueued?: number; maxStored?: number; maxStoredTotal?: number; requestMs?: number; jobMs?: number; gateway?: ScriptedGateway | null } = {},
+  overrides: {
+    maxConcurrent?: number;
+    maxQueued?: number;
+    maxStored?: number;
+    maxStoredTotal?: number;
+    requestMs?: number;
+    jobMs?: number;
+    gateway?: ScriptedGateway | null;
+  } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
   const path = join(dir, "db.sqlite");
@@ -83,7 +91,9 @@ describe("JobService", () => {
   test("gateway failures are recorded with their message and any partial answer", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
-    gateway.calls[0]?.reject(Object.assign(new GatewayError("incomplete", "Hermes run was incomplete (length) — partial answer kept"), { partialText: "half" }));
+    gateway.calls[0]?.reject(
+      Object.assign(new GatewayError("incomplete", "Hermes run was incomplete (length) — partial answer kept"), { partialText: "half" }),
+    );
     const ended = await jobs.waitForEnd(job.id, null, 1000);
     expect(ended).toMatchObject({ status: "failed", partial: "half", end_reason: "incomplete" });
     expect(ended?.error).toContain("incomplete");
@@ -212,7 +222,8 @@ describe("JobService", () => {
   });
 });
 
-const askAs = (jobs: JobService, principal: string, prompt = "hello") => jobs.submit({ principal, prompt, sessionLabel: null, mode: "async" });
+const askAs = (jobs: JobService, principal: string, prompt = "hello") =>
+  jobs.submit({ principal, prompt, sessionLabel: null, mode: "async" });
 
 describe("JobService: jobs belong to the principal that created them", () => {
   test("another principal's job reads, cancels and waits exactly like an id that never existed — and keeps running", async () => {

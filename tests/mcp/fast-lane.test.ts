@@ -13,14 +13,21 @@ import { openStore } from "../../src/store/index.ts";
 
 const headers = (extra: Record<string, string> = {}) =>
   new Headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...extra });
-const call = (method: string, params?: unknown, id: unknown = 1) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+const call = (method: string, params?: unknown, id: unknown = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 
 describe("fastCallOf", () => {
   test("takes simple 2025-era ping, tools/list and tools/call requests", () => {
     expect(fastCallOf(headers(), call("ping"))?.method).toBe("ping");
     expect(fastCallOf(headers({ "mcp-protocol-version": "2025-06-18" }), call("tools/list"))?.method).toBe("tools/list");
     expect(fastCallOf(headers(), call("tools/call", { name: "hermes_check", arguments: { job_id: "x" } }, "abc"))?.id).toBe("abc");
-    expect(fastCallOf(headers(), call("tools/call", { name: "hermes_ask", arguments: {}, _meta: { progressToken: "p1" } }))?.progressToken).toBe("p1");
+    expect(
+      fastCallOf(headers(), call("tools/call", { name: "hermes_ask", arguments: {}, _meta: { progressToken: "p1" } }))?.progressToken,
+    ).toBe("p1");
   });
 
   test.each([
@@ -33,7 +40,11 @@ describe("fastCallOf", () => {
     ["a batch", headers(), [call("ping")]],
     ["a fractional id", headers(), call("ping", undefined, 1.5)],
     ["a null id", headers(), call("ping", undefined, null)],
-    ["a progress token that is not a string or number", headers(), call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: {} } })],
+    [
+      "a progress token that is not a string or number",
+      headers(),
+      call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: {} } }),
+    ],
     ["a 2026 envelope", headers(), call("tools/call", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } })],
     ["array params", headers(), call("tools/list", [])],
     ["wrong jsonrpc", headers(), { ...call("ping"), jsonrpc: "1.0" }],
@@ -63,7 +74,12 @@ describe("both paths answer alike", () => {
     timeouts: { requestMs: 60_000, jobMs: 60_000 },
     log: silentLogger,
   });
-  const deps = { jobs, log: silentLogger, calls: new SyncCallRegistry(), timeouts: { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 } };
+  const deps = {
+    jobs,
+    log: silentLogger,
+    calls: new SyncCallRegistry(),
+    timeouts: { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 },
+  };
   const fast = createMcpEndpoint(deps);
   const slow = createMcpEndpoint(deps, { fastLane: false });
   const auth = { token: "t", clientId: "pat:test", scopes: [], extra: { principal: "pat:test#0a1b2c3d" } };
@@ -77,7 +93,11 @@ describe("both paths answer alike", () => {
 
   const send = async (endpoint: typeof fast, body: unknown, as: typeof auth = auth) => {
     const text = JSON.stringify(body);
-    const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers: headers(), body: text }), as, text);
+    const response = await endpoint.fetch(
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: headers(), body: text }),
+      as,
+      text,
+    );
     const raw = await response.text();
     const events = [...raw.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] as string));
     const message = events.at(-1) ?? JSON.parse(raw);
@@ -118,8 +138,9 @@ describe("both paths answer alike", () => {
     const a = await send(fast, body);
     const b = await send(slow, body);
     expect(a.type).toBe(b.type);
-    const shape = (events: { method?: string; params?: Record<string, unknown>; result?: { structuredContent?: Record<string, unknown> } }[]) =>
-      events.map((e) => e.method ?? { answer: e.result?.structuredContent?.answer, status: e.result?.structuredContent?.status });
+    const shape = (
+      events: { method?: string; params?: Record<string, unknown>; result?: { structuredContent?: Record<string, unknown> } }[],
+    ) => events.map((e) => e.method ?? { answer: e.result?.structuredContent?.answer, status: e.result?.structuredContent?.status });
     expect(shape(a.events)).toEqual(shape(b.events));
     expect(a.events.length).toBe(2);
     expect(a.events[0]).toEqual(b.events[0]);
@@ -146,7 +167,14 @@ describe("both paths answer alike", () => {
       (await send(endpoint, call("tools/call", { name, arguments: { job_id: id } }))).message.result.structuredContent;
     const running = await viewOf(fast, "hermes_check", a);
     expect(running.progress.current_tool).toContain("terminal");
-    const same = (view: Record<string, unknown>, id: string) => ({ ...view, job_id: id, created_at: 0, started_at: 0, finished_at: 0, progress: undefined });
+    const same = (view: Record<string, unknown>, id: string) => ({
+      ...view,
+      job_id: id,
+      created_at: 0,
+      started_at: 0,
+      finished_at: 0,
+      progress: undefined,
+    });
     expect(same(running, "x")).toEqual(same(await viewOf(slow, "hermes_check", b), "x"));
     const cancelled = await viewOf(fast, "hermes_cancel", a);
     expect(cancelled.status).toBe("cancelled");
@@ -158,7 +186,8 @@ describe("both paths answer alike", () => {
 
   test("another principal's job answers alike on both paths, as an unknown id", async () => {
     await idle();
-    const mine = (await send(fast, call("tools/call", { name: "hermes_ask", arguments: { prompt: "hang mine", async_mode: true } }))).message.result.structuredContent.job_id;
+    const mine = (await send(fast, call("tools/call", { name: "hermes_ask", arguments: { prompt: "hang mine", async_mode: true } })))
+      .message.result.structuredContent.job_id;
     const other = { ...auth, extra: { principal: "pat:other#99999999" } };
     const check = call("tools/call", { name: "hermes_check", arguments: { job_id: mine } });
     const a = await send(fast, check, other);

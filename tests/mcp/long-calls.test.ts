@@ -45,8 +45,17 @@ describe("heartbeats", () => {
   test("streams carry headers tunnels do not buffer", async () => {
     const response = await fetch(`${world.daemon.url}/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${world.token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+      headers: {
+        Authorization: `Bearer ${world.token}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
     });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
@@ -57,7 +66,10 @@ describe("heartbeats", () => {
   test.each(["legacy", "modern"] as Era[])("a %s call longer than a proxy's idle cut completes thanks to the heartbeats", async (era) => {
     const client = await connectClient(proxy.url, world.token, era);
     try {
-      const result = await client.callTool({ name: "hermes_ask", arguments: { prompt: `through the proxy ${era} [[delay:3500]]` } }, { onprogress: () => {} });
+      const result = await client.callTool(
+        { name: "hermes_ask", arguments: { prompt: `through the proxy ${era} [[delay:3500]]` } },
+        { onprogress: () => {} },
+      );
       expect(structuredOf(result)).toMatchObject({ status: "completed", answer: `echo: through the proxy ${era}` });
     } finally {
       await client.close();
@@ -90,7 +102,10 @@ describe("interruptions", () => {
   test("a sync call past HERMES_REQUEST_TIMEOUT_SECONDS fails with the timeout and the gateway sees the disconnect", async () => {
     const client = await world.client("legacy");
     const before = world.gateway.disconnects;
-    const result = await client.callTool({ name: "hermes_ask", arguments: { prompt: "never answers [[hang]]" } }, { onprogress: () => {}, timeout: 20_000 });
+    const result = await client.callTool(
+      { name: "hermes_ask", arguments: { prompt: "never answers [[hang]]" } },
+      { onprogress: () => {}, timeout: 20_000 },
+    );
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("no answer from Hermes within 4 s");
     await world.gateway.waitForDisconnect(3000, before + 1);

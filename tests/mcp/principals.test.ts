@@ -17,7 +17,11 @@ afterAll(async () => {
 
 const call = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
 const askAsync = async (client: Client, prompt: string, session_id?: string) =>
-  (structuredOf(await call(client, "hermes_ask", { prompt, async_mode: true, ...(session_id ? { session_id } : {}) })) as { job_id: string }).job_id;
+  (
+    structuredOf(await call(client, "hermes_ask", { prompt, async_mode: true, ...(session_id ? { session_id } : {}) })) as {
+      job_id: string;
+    }
+  ).job_id;
 
 /** The answer for `result` with the job id replaced, to compare with the answer for an id that never existed. */
 const withoutId = (result: unknown, id: string): unknown => {
@@ -39,7 +43,11 @@ describe.each(["legacy", "modern"] as Era[])("two tokens over the %s protocol", 
 
   test("B cannot check, long-poll or cancel A's job: the answers are those of an id that never existed", async () => {
     const jobId = await askAsync(alice, `alice's secret work ${era} [[hang]]`);
-    await world.gateway.waitFor(() => world.gateway.chats.some((c) => c.prompt?.includes(`alice's secret work ${era}`) && c.outcome === "open"), 3000, "alice's chat");
+    await world.gateway.waitFor(
+      () => world.gateway.chats.some((c) => c.prompt?.includes(`alice's secret work ${era}`) && c.outcome === "open"),
+      3000,
+      "alice's chat",
+    );
     const never = "00000000-0000-4000-8000-000000000000";
     for (const [name, args] of [
       ["hermes_check", {}],
@@ -52,7 +60,10 @@ describe.each(["legacy", "modern"] as Era[])("two tokens over the %s protocol", 
       expect(structuredOf(foreign).status).toBe("unknown");
     }
     const disconnects = world.gateway.disconnects;
-    expect(structuredOf(await call(alice, "hermes_check", { job_id: jobId }))).toMatchObject({ status: "running", prompt_chars: expect.any(Number) });
+    expect(structuredOf(await call(alice, "hermes_check", { job_id: jobId }))).toMatchObject({
+      status: "running",
+      prompt_chars: expect.any(Number),
+    });
     expect(world.gateway.chats.find((c) => c.prompt?.includes(`alice's secret work ${era}`))?.outcome).toBe("open");
     expect(structuredOf(await call(alice, "hermes_cancel", { job_id: jobId })).status).toBe("cancelled");
     await world.gateway.waitForDisconnect(3000, disconnects + 1);
@@ -64,11 +75,18 @@ describe.each(["legacy", "modern"] as Era[])("two tokens over the %s protocol", 
     const done = structuredOf(await call(alice, "hermes_ask", { prompt: `alice done ${era}` })) as { job_id: string };
     const running = await askAsync(alice, `alice running ${era} [[hang]]`);
     await call(bob, "hermes_ask", { prompt: `bob done ${era}` });
-    await world.gateway.waitFor(() => world.gateway.chats.some((c) => c.prompt?.includes(`alice running ${era}`) && c.outcome === "open"), 3000, "alice's chat");
+    await world.gateway.waitFor(
+      () => world.gateway.chats.some((c) => c.prompt?.includes(`alice running ${era}`) && c.outcome === "open"),
+      3000,
+      "alice's chat",
+    );
     const disconnects = world.gateway.disconnects;
     expect(structuredOf(await call(bob, "hermes_reset", {}))).toEqual({ cleared: 1, by_status: { completed: 1 } });
     expect(structuredOf(await call(alice, "hermes_check", { job_id: running })).status).toBe("running");
-    expect(structuredOf(await call(alice, "hermes_check", { job_id: done.job_id }))).toMatchObject({ status: "completed", result: `echo: alice done ${era}` });
+    expect(structuredOf(await call(alice, "hermes_check", { job_id: done.job_id }))).toMatchObject({
+      status: "completed",
+      result: `echo: alice done ${era}`,
+    });
     expect(world.gateway.disconnects).toBe(disconnects);
     expect(world.gateway.chats.find((c) => c.prompt?.includes(`alice running ${era}`))?.outcome).toBe("open");
     expect(structuredOf(await call(alice, "hermes_reset", {}))).toEqual({ cleared: 2, by_status: { completed: 1, running: 1 } });

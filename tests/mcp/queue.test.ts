@@ -14,7 +14,8 @@ afterAll(async () => {
 describe("the job queue", () => {
   test("waits in line, shows its position, starts when the slot frees, and refuses when full", async () => {
     const client = await world.client();
-    const ask = async (prompt: string) => structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true } })) as { job_id: string };
+    const ask = async (prompt: string) =>
+      structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true } })) as { job_id: string };
     const first = await ask("first in line [[delay:700]]");
     const second = await ask("second in line");
     const waiting = structuredOf(await client.callTool({ name: "hermes_check", arguments: { job_id: second.job_id } }));
@@ -34,7 +35,8 @@ describe("the job queue", () => {
 
   test("a cancelled waiting job never reaches the gateway", async () => {
     const client = await world.client();
-    const ask = async (prompt: string) => structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true } })) as { job_id: string };
+    const ask = async (prompt: string) =>
+      structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt, async_mode: true } })) as { job_id: string };
     const before = world.gateway.chats.length;
     const blocker = await ask("blocker [[delay:500]]");
     const waiting = await ask("never sent");
@@ -53,7 +55,9 @@ describe("the job queue", () => {
     const out = structuredOf(result);
     expect(out.status).toBe("pending");
     expect(out.note as string).toContain("hermes_check");
-    const final = structuredOf(await client.callTool({ name: "hermes_check", arguments: { job_id: out.job_id as string, wait_seconds: 10 } }));
+    const final = structuredOf(
+      await client.callTool({ name: "hermes_check", arguments: { job_id: out.job_id as string, wait_seconds: 10 } }),
+    );
     expect(final.status).toBe("completed");
   });
 });

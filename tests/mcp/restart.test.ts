@@ -60,7 +60,11 @@ describe("restarts", () => {
   test("SIGTERM: active jobs are interrupted at the gateway and recorded, and the process exits 0", async () => {
     const daemon = await startTestDaemon({ home, env });
     const job = await askAsync(daemon, "shutdown-victim [[hang]]");
-    await gateway.waitFor(() => gateway.chats.some((c) => c.prompt?.startsWith("shutdown-victim") && c.outcome === "open"), 3000, "the victim's chat");
+    await gateway.waitFor(
+      () => gateway.chats.some((c) => c.prompt?.startsWith("shutdown-victim") && c.outcome === "open"),
+      3000,
+      "the victim's chat",
+    );
     const before = gateway.disconnects;
     expect(await daemon.stop()).toBe(0);
     expect(gateway.disconnects).toBeGreaterThan(before);

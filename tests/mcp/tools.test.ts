@@ -15,7 +15,9 @@ afterAll(async () => {
 const ask = (client: Client, args: Record<string, unknown>, onprogress?: (p: { message?: string }) => void) =>
   client.callTool({ name: "hermes_ask", arguments: args }, onprogress ? { onprogress } : undefined);
 const check = async (client: Client, job_id: string, wait_seconds?: number) =>
-  structuredOf(await client.callTool({ name: "hermes_check", arguments: wait_seconds === undefined ? { job_id } : { job_id, wait_seconds } }));
+  structuredOf(
+    await client.callTool({ name: "hermes_check", arguments: wait_seconds === undefined ? { job_id } : { job_id, wait_seconds } }),
+  );
 
 describe.each(["legacy", "modern"] as Era[])("tools over the %s protocol", (era) => {
   let client: Client;
@@ -88,11 +90,22 @@ describe.each(["legacy", "modern"] as Era[])("tools over the %s protocol", (era)
     await Bun.sleep(450);
     const running = await check(client, job_id);
     expect(running.status).toBe("running");
-    const progress = running.progress as { elapsed_seconds: number; current_tool: string | null; recent_events: string[]; tool_events: number };
+    const progress = running.progress as {
+      elapsed_seconds: number;
+      current_tool: string | null;
+      recent_events: string[];
+      tool_events: number;
+    };
     expect(progress.tool_events).toBeGreaterThanOrEqual(1);
     expect(progress.recent_events.length).toBeGreaterThanOrEqual(1);
     const done = await check(client, job_id, 10);
-    expect(done).toMatchObject({ job_id, status: "completed", result: "echo: long job", session_id: "async-label", prompt_chars: "long job [[tools:3]] [[step:300]]".length });
+    expect(done).toMatchObject({
+      job_id,
+      status: "completed",
+      result: "echo: long job",
+      session_id: "async-label",
+      prompt_chars: "long job [[tools:3]] [[step:300]]".length,
+    });
     expect(typeof done.created_at).toBe("number");
     expect((done.finished_at as number) >= (done.created_at as number)).toBe(true);
     expect(done.progress).toBeUndefined();
@@ -246,7 +259,11 @@ describe("hermes_reset", () => {
     await ask(client, { prompt: "done before reset" });
     const a = structuredOf(await ask(client, { prompt: "reset-hang-a [[hang]]", async_mode: true })) as { job_id: string };
     await ask(client, { prompt: "reset-hang-b [[hang]]", async_mode: true });
-    await world.gateway.waitFor(() => world.gateway.chats.filter((c) => c.prompt?.startsWith("reset-hang") && c.outcome === "open").length === 2, 3000, "two hanging chats");
+    await world.gateway.waitFor(
+      () => world.gateway.chats.filter((c) => c.prompt?.startsWith("reset-hang") && c.outcome === "open").length === 2,
+      3000,
+      "two hanging chats",
+    );
     const before = world.gateway.disconnects;
     const out = structuredOf(await client.callTool({ name: "hermes_reset", arguments: {} }));
     expect(out).toEqual({ cleared: 3, by_status: { completed: 1, running: 2 } });

@@ -30,7 +30,8 @@ describe("client-secret guessing and registration floods", () => {
 
   test("repeated wrong secrets → 429 with Retry-After; the owner's refresh tokens and new codes still work", async () => {
     const issued = await staticTokens(world);
-    const guess = (secret: string) => tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: "hmcp_rt_guess", client_id: STATIC_ID, client_secret: secret });
+    const guess = (secret: string) =>
+      tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: "hmcp_rt_guess", client_id: STATIC_ID, client_secret: secret });
     for (let i = 0; i < 10; i++) expect((await guess(`wrong-${i}`)).status).toBe(401);
     const blocked = await guess("wrong-again");
     expect(blocked.status).toBe(429);
@@ -41,13 +42,22 @@ describe("client-secret guessing and registration floods", () => {
     const refreshed = await refreshWith(world, issued.refresh_token);
     expect(refreshed.status).toBe(200);
     const { code, pair } = await staticCode(world);
-    const exchanged = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier, client_id: STATIC_ID, client_secret: world.staticSecret });
+    const exchanged = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: CLAUDE_CALLBACK,
+      code_verifier: pair.verifier,
+      client_id: STATIC_ID,
+      client_secret: world.staticSecret,
+    });
     expect(exchanged.status).toBe(200);
     expect(await mcpStatus(world.url, issued.access_token)).toBe(200);
   });
 
   test("a registration flood → 429 with Retry-After; earlier registrations keep working", async () => {
-    const first = (await (await registerClient(world.url, { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "none" })).json()) as { client_id: string };
+    const first = (await (
+      await registerClient(world.url, { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "none" })
+    ).json()) as { client_id: string };
     let status = 201;
     let response: Response | null = null;
     for (let i = 0; i < 30 && status === 201; i++) {
@@ -56,7 +66,13 @@ describe("client-secret guessing and registration floods", () => {
     }
     expect(status).toBe(429);
     expect(Number(response?.headers.get("retry-after"))).toBeGreaterThan(0);
-    const page = await consentPage(world.url, { response_type: "code", client_id: first.client_id, redirect_uri: "https://a.example/cb", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    const page = await consentPage(world.url, {
+      response_type: "code",
+      client_id: first.client_id,
+      redirect_uri: "https://a.example/cb",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
     expect(page.status).toBe(200);
   });
 });
@@ -71,14 +87,37 @@ describe("consent-password guessing", () => {
   });
 
   test("five wrong passwords lock approvals (429 + Retry-After), across a restart, without touching issued tokens", async () => {
-    const client = (await (await registerClient(world.url, { client_name: "Target", redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" })).json()) as { client_id: string };
-    const request = () => ({ response_type: "code", client_id: client.client_id, redirect_uri: "https://app.example/cb", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    const client = (await (
+      await registerClient(world.url, {
+        client_name: "Target",
+        redirect_uris: ["https://app.example/cb"],
+        token_endpoint_auth_method: "none",
+      })
+    ).json()) as { client_id: string };
+    const request = () => ({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: "https://app.example/cb",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
 
     // An approved connection before the attack.
     const pair = pkce();
-    const approved = await submitConsent(world.url, await consentPage(world.url, { ...request(), code_challenge: pair.challenge }), PASSWORD, "approve");
+    const approved = await submitConsent(
+      world.url,
+      await consentPage(world.url, { ...request(), code_challenge: pair.challenge }),
+      PASSWORD,
+      "approve",
+    );
     const code = redirectParams(approved).params.get("code") as string;
-    const issued = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: "https://app.example/cb", code_verifier: pair.verifier, client_id: client.client_id });
+    const issued = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: "https://app.example/cb",
+      code_verifier: pair.verifier,
+      client_id: client.client_id,
+    });
     expect(issued.status).toBe(200);
     const claude = await staticTokens(world);
 
@@ -96,7 +135,15 @@ describe("consent-password guessing", () => {
     expect(stillLocked.status).toBe(429);
     expect(await mcpStatus(world.url, issued.body.access_token as string)).toBe(200);
     expect(await mcpStatus(world.url, claude.access_token)).toBe(200);
-    expect((await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token as string, client_id: client.client_id })).status).toBe(200);
+    expect(
+      (
+        await tokenRequest(world.url, {
+          grant_type: "refresh_token",
+          refresh_token: issued.body.refresh_token as string,
+          client_id: client.client_id,
+        })
+      ).status,
+    ).toBe(200);
 
     // The owner, at the machine, sets a new password: the lockout is lifted and the new password approves.
     await setPassword(world.home, world.env, "a brand new password");

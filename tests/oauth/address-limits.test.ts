@@ -1,6 +1,16 @@
 // Strangers cannot lock the owner out: registration and consent-password limits count per source address (behind a loopback tunnel: CF-Connecting-IP), under global ceilings.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { consentPage, PASSWORD, pkce, registerClient, registerOk, setPassword, startOAuthWorld, submitConsent, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  consentPage,
+  PASSWORD,
+  pkce,
+  registerClient,
+  registerOk,
+  setPassword,
+  startOAuthWorld,
+  submitConsent,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
 const CALLBACK = "https://app.example/cb";
 /** The daemon's peer is loopback in these tests (as behind cloudflared), so it believes CF-Connecting-IP. */
@@ -8,9 +18,16 @@ const from = (address: string): Record<string, string> => ({ "CF-Connecting-IP":
 const ATTACKER = from("198.51.100.66");
 const OWNER = from("203.0.113.10");
 
-const request = (clientId: string) => ({ response_type: "code", client_id: clientId, redirect_uri: CALLBACK, code_challenge: pkce().challenge, code_challenge_method: "S256" });
+const request = (clientId: string) => ({
+  response_type: "code",
+  client_id: clientId,
+  redirect_uri: CALLBACK,
+  code_challenge: pkce().challenge,
+  code_challenge_method: "S256",
+});
 let world: OAuthWorld;
-const register = (name: string, headers: Record<string, string>) => registerClient(world.url, { client_name: name, redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }, headers);
+const register = (name: string, headers: Record<string, string>) =>
+  registerClient(world.url, { client_name: name, redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" }, headers);
 
 describe("one attacking address", () => {
   beforeAll(async () => {
@@ -46,8 +63,12 @@ describe("one attacking address", () => {
     expect(text).toContain("run <code>hermes-mcp set-password</code> on the machine where hermes-mcp runs");
     expect(text).not.toContain("`");
 
-    expect((await submitConsent(world.url, await consentPage(world.url, request(other.client_id)), PASSWORD, "approve", OWNER)).status).toBe(303);
-    expect((await submitConsent(world.url, await consentPage(world.url, request(target.client_id)), PASSWORD, "approve", OWNER)).status).toBe(303);
+    expect(
+      (await submitConsent(world.url, await consentPage(world.url, request(other.client_id)), PASSWORD, "approve", OWNER)).status,
+    ).toBe(303);
+    expect(
+      (await submitConsent(world.url, await consentPage(world.url, request(target.client_id)), PASSWORD, "approve", OWNER)).status,
+    ).toBe(303);
   });
 
   test("with no forwarding header the loopback peer itself is the address: locking it leaves forwarded addresses untouched", async () => {
@@ -55,7 +76,10 @@ describe("one attacking address", () => {
     const form = await consentPage(world.url, request(app.client_id));
     for (let i = 0; i < 5; i++) await submitConsent(world.url, form, `local-guess-${i}`, "approve");
     expect((await submitConsent(world.url, form, PASSWORD, "approve")).status).toBe(429);
-    expect((await submitConsent(world.url, await consentPage(world.url, request(app.client_id)), PASSWORD, "approve", from("203.0.113.11"))).status).toBe(303);
+    expect(
+      (await submitConsent(world.url, await consentPage(world.url, request(app.client_id)), PASSWORD, "approve", from("203.0.113.11")))
+        .status,
+    ).toBe(303);
   });
 });
 
@@ -86,9 +110,18 @@ describe("many attacking addresses", () => {
     expect(Number(fresh.headers.get("retry-after"))).toBeGreaterThan(0);
     // The owner, at the machine, lifts every consent lock at once.
     await setPassword(world.home, world.env, "the owner's new password");
-    expect((await submitConsent(world.url, await consentPage(world.url, request(app.client_id)), "the owner's new password", "approve", from("203.0.113.99"))).status).toBe(303);
+    expect(
+      (
+        await submitConsent(
+          world.url,
+          await consentPage(world.url, request(app.client_id)),
+          "the owner's new password",
+          "approve",
+          from("203.0.113.99"),
+        )
+      ).status,
+    ).toBe(303);
   });
-
 });
 
 describe("many registering addresses", () => {

@@ -32,7 +32,9 @@ async function expectErrorPage(response: Response, status = 400): Promise<string
 
 describe("PKCE (RFC 7636, S256 only)", () => {
   test("a missing code_challenge is an invalid_request redirect carrying state and iss", async () => {
-    const { url, params } = redirectParams(await authorize(world.url, base({ code_challenge: undefined, code_challenge_method: undefined })));
+    const { url, params } = redirectParams(
+      await authorize(world.url, base({ code_challenge: undefined, code_challenge_method: undefined })),
+    );
     expect(`${url.origin}${url.pathname}`).toBe(CLAUDE_CALLBACK);
     expect(params.get("error")).toBe("invalid_request");
     expect(params.get("error_description")).toContain("code_challenge");
@@ -97,7 +99,14 @@ describe("redirect URIs of the static client", () => {
   });
 
   test("dangerous schemes are never accepted", async () => {
-    for (const uri of ["javascript:alert(document.domain)", "JavaScript:alert(1)", "data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "vbscript:msgbox(1)", "blob:https://claude.ai/x"]) {
+    for (const uri of [
+      "javascript:alert(document.domain)",
+      "JavaScript:alert(1)",
+      "data:text/html,<script>alert(1)</script>",
+      "file:///etc/passwd",
+      "vbscript:msgbox(1)",
+      "blob:https://claude.ai/x",
+    ]) {
       const html = await expectErrorPage(await authorize(world.url, base({ redirect_uri: uri })));
       expect(html).not.toContain("<script>alert");
     }
@@ -117,7 +126,9 @@ describe("clients and parameters", () => {
   test("registered-style and metadata-document client ids are refused while no consent password is set", async () => {
     const html = await expectErrorPage(await authorize(world.url, base({ client_id: "hmcp_client_0123456789abcdef0123456789abcdef" })));
     expect(html).toContain("set-password");
-    expect(await expectErrorPage(await authorize(world.url, base({ client_id: "https://claude.ai/oauth/mcp-oauth-client-metadata" })))).toContain("set-password");
+    expect(
+      await expectErrorPage(await authorize(world.url, base({ client_id: "https://claude.ai/oauth/mcp-oauth-client-metadata" }))),
+    ).toContain("set-password");
   });
 
   test("a repeated parameter is an error page (RFC 6749 §3.1)", async () => {

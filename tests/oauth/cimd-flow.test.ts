@@ -2,7 +2,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { runCli } from "../support/daemon.ts";
-import { authorize, consentPage, mcpStatus, PASSWORD, pkce, redirectParams, startOAuthWorld, submitConsent, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  authorize,
+  consentPage,
+  mcpStatus,
+  PASSWORD,
+  pkce,
+  redirectParams,
+  startOAuthWorld,
+  submitConsent,
+  tokenRequest,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
 let world: OAuthWorld;
 let docs: Server<undefined>;
@@ -21,7 +32,16 @@ beforeAll(async () => {
       const doc = (body: Record<string, unknown>, headers: Record<string, string> = {}) => Response.json(body, { headers });
       switch (path) {
         case "/client.json":
-          return doc({ client_id: self, client_name: "Metadata App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }, { "Cache-Control": "max-age=600" });
+          return doc(
+            {
+              client_id: self,
+              client_name: "Metadata App",
+              redirect_uris: [CALLBACK],
+              token_endpoint_auth_method: "none",
+              grant_types: ["authorization_code", "refresh_token"],
+            },
+            { "Cache-Control": "max-age=600" },
+          );
         case "/fresh.json":
           return doc({ client_id: self, client_name: "Fresh App", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" });
         case "/mismatch.json":
@@ -76,10 +96,20 @@ describe("a metadata-document client", () => {
     expect(form.html).toContain("Metadata App");
     expect(form.html).toContain(`127.0.0.1:${docs.port}`);
     const { params: answer } = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve"));
-    const tokens = await tokenRequest(world.url, { grant_type: "authorization_code", code: answer.get("code") as string, redirect_uri: CALLBACK, code_verifier: pair.verifier, client_id: clientId });
+    const tokens = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code: answer.get("code") as string,
+      redirect_uri: CALLBACK,
+      code_verifier: pair.verifier,
+      client_id: clientId,
+    });
     expect(tokens.status).toBe(200);
     expect(await mcpStatus(world.url, tokens.body.access_token as string)).toBe(200);
-    const refreshed = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    const refreshed = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(refreshed.status).toBe(200);
 
     // Cached by Cache-Control: a second authorization does not fetch again.
@@ -127,7 +157,9 @@ describe("a metadata-document client and open redirects (RFC 9700 §4.11.2)", ()
     const before = await plain();
     expect(before.status).toBe(400);
     expect(before.headers.get("location")).toBeNull();
-    expect((await submitConsent(world.url, await consentPage(world.url, params(clientId, pkce().challenge)), PASSWORD, "approve")).status).toBe(303);
+    expect(
+      (await submitConsent(world.url, await consentPage(world.url, params(clientId, pkce().challenge)), PASSWORD, "approve")).status,
+    ).toBe(303);
     const after = await plain();
     expect(after.status).toBe(302);
     expect(redirectParams(after).params.get("error")).toBe("invalid_request");
@@ -140,7 +172,13 @@ describe("SSRF guard without the test switch", () => {
     try {
       const before = fetches.get("/client.json") ?? 0;
       const challenge = pkce().challenge;
-      for (const clientId of [`https://localhost:${docs.port}/client.json`, `https://127.0.0.1:${docs.port}/client.json`, "https://[::1]/client.json", "https://10.0.0.1/client.json", "https://169.254.169.254/latest/meta-data"]) {
+      for (const clientId of [
+        `https://localhost:${docs.port}/client.json`,
+        `https://127.0.0.1:${docs.port}/client.json`,
+        "https://[::1]/client.json",
+        "https://10.0.0.1/client.json",
+        "https://169.254.169.254/latest/meta-data",
+      ]) {
         const response = await authorize(strict.url, params(clientId, challenge));
         expect(response.status).toBe(400);
         expect(await response.text()).toContain("client metadata document could not be used");

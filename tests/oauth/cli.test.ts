@@ -2,7 +2,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { createToken, runCli } from "../support/daemon.ts";
-import { consentPage, mcpStatus, PASSWORD, pkce, redirectParams, refreshWith, registerClient, STATIC_ID, staticTokens, startOAuthWorld, submitConsent, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  consentPage,
+  mcpStatus,
+  PASSWORD,
+  pkce,
+  redirectParams,
+  refreshWith,
+  registerClient,
+  STATIC_ID,
+  staticTokens,
+  startOAuthWorld,
+  submitConsent,
+  tokenRequest,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
 let world: OAuthWorld;
 beforeAll(async () => {
@@ -50,12 +64,31 @@ describe("clients list and revoke", () => {
   test("lists every kind and revokes each at once on the running daemon", async () => {
     const claude = await staticTokens(world);
     const pat = await createToken(world.home, "laptop", world.env);
-    const registered = (await (await registerClient(world.url, { client_name: "Cursor", redirect_uris: ["http://localhost:8787/callback"], token_endpoint_auth_method: "none" })).json()) as { client_id: string };
+    const registered = (await (
+      await registerClient(world.url, {
+        client_name: "Cursor",
+        redirect_uris: ["http://localhost:8787/callback"],
+        token_endpoint_auth_method: "none",
+      })
+    ).json()) as { client_id: string };
     const pair = pkce();
-    const form = await consentPage(world.url, { response_type: "code", client_id: registered.client_id, redirect_uri: "http://localhost:8787/callback", code_challenge: pair.challenge, code_challenge_method: "S256" });
+    const form = await consentPage(world.url, {
+      response_type: "code",
+      client_id: registered.client_id,
+      redirect_uri: "http://localhost:8787/callback",
+      code_challenge: pair.challenge,
+      code_challenge_method: "S256",
+    });
     const code = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve")).params.get("code") as string;
-    const dynamic = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: "http://localhost:8787/callback", code_verifier: pair.verifier, client_id: registered.client_id });
-    for (const token of [claude.access_token, pat, dynamic.body.access_token as string]) expect(await mcpStatus(world.url, token)).toBe(200);
+    const dynamic = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: "http://localhost:8787/callback",
+      code_verifier: pair.verifier,
+      client_id: registered.client_id,
+    });
+    for (const token of [claude.access_token, pat, dynamic.body.access_token as string])
+      expect(await mcpStatus(world.url, token)).toBe(200);
 
     const list = await cli(["clients", "list"]);
     expect(list.code).toBe(0);
@@ -63,11 +96,20 @@ describe("clients list and revoke", () => {
     expect(list.stdout).toMatch(new RegExp(`${registered.client_id}\\s+registered\\s+Cursor`));
     expect(list.stdout).toMatch(/pat:laptop\s+token\s+laptop/);
     expect(list.stdout).toContain("LAST USED");
-    for (const secret of [claude.access_token, claude.refresh_token, pat, world.staticSecret]) expect(list.stdout + list.stderr).not.toContain(secret);
+    for (const secret of [claude.access_token, claude.refresh_token, pat, world.staticSecret])
+      expect(list.stdout + list.stderr).not.toContain(secret);
 
     expect((await cli(["clients", "revoke", registered.client_id])).code).toBe(0);
     expect(await mcpStatus(world.url, dynamic.body.access_token as string)).toBe(401);
-    expect((await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: dynamic.body.refresh_token as string, client_id: registered.client_id })).status).toBe(401);
+    expect(
+      (
+        await tokenRequest(world.url, {
+          grant_type: "refresh_token",
+          refresh_token: dynamic.body.refresh_token as string,
+          client_id: registered.client_id,
+        })
+      ).status,
+    ).toBe(401);
 
     expect((await cli(["clients", "revoke", STATIC_ID])).code).toBe(0);
     expect(await mcpStatus(world.url, claude.access_token)).toBe(401);

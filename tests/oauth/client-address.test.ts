@@ -24,7 +24,9 @@ describe("clientAddress", () => {
 
   test("garbage headers are ignored: the next source, or the loopback peer itself", () => {
     expect(clientAddress("127.0.0.1", h({ "CF-Connecting-IP": "not an ip", "X-Forwarded-For": "198.51.100.2" }))).toBe("198.51.100.2");
-    expect(clientAddress("127.0.0.1", h({ "CF-Connecting-IP": "1.2.3.4.5", "X-Forwarded-For": "198.51.100.2, <script>" }))).toBe("127.0.0.1");
+    expect(clientAddress("127.0.0.1", h({ "CF-Connecting-IP": "1.2.3.4.5", "X-Forwarded-For": "198.51.100.2, <script>" }))).toBe(
+      "127.0.0.1",
+    );
     expect(clientAddress("127.0.0.1", h({ "X-Forwarded-For": "" }))).toBe("127.0.0.1");
     expect(clientAddress("::1", h({ "CF-Connecting-IP": "999.1.1.1" }))).toBe("::1");
   });

@@ -19,33 +19,64 @@ describe("presentedCredentials: Basic", () => {
     const id = "my:client";
     const secret = "p%ss:w+rd é";
     const header = basic(`${encodeURIComponent(id)}:${encodeURIComponent(secret).replace(/%20/g, "+")}`);
-    expect(presentedCredentials(tokenRequest(header), {})).toEqual({ ok: true, credentials: { clientId: id, secret, method: "client_secret_basic" } });
+    expect(presentedCredentials(tokenRequest(header), {})).toEqual({
+      ok: true,
+      credentials: { clientId: id, secret, method: "client_secret_basic" },
+    });
   });
 
   test("only the first ':' separates id from secret", () => {
-    expect(presentedCredentials(tokenRequest(basic("id:a:b")), {})).toMatchObject({ ok: true, credentials: { clientId: "id", secret: "a:b" } });
+    expect(presentedCredentials(tokenRequest(basic("id:a:b")), {})).toMatchObject({
+      ok: true,
+      credentials: { clientId: "id", secret: "a:b" },
+    });
   });
 
   test("the scheme name is case-insensitive", () => {
     const encoded = Buffer.from("id:s").toString("base64");
     for (const header of [`basic ${encoded}`, `BASIC ${encoded}`, `Basic   ${encoded}`]) {
-      expect({ header, result: presentedCredentials(tokenRequest(header), {}) }).toMatchObject({ header, result: { ok: true, credentials: { clientId: "id", secret: "s" } } });
+      expect({ header, result: presentedCredentials(tokenRequest(header), {}) }).toMatchObject({
+        header,
+        result: { ok: true, credentials: { clientId: "id", secret: "s" } },
+      });
     }
   });
 
   test("malformed credentials are invalid_client (401): no colon, empty id, bad base64, bad percent-encoding", () => {
-    for (const header of [basic("no-colon-here"), basic(":secret"), "Basic !!!", "Basic @@@@", basic("id%ZZ:secret"), basic("id:secret%"), basic("id:%E9")]) {
-      expect({ header, result: presentedCredentials(tokenRequest(header), {}) }).toMatchObject({ header, result: { ok: false, status: 401, error: "invalid_client" } });
+    for (const header of [
+      basic("no-colon-here"),
+      basic(":secret"),
+      "Basic !!!",
+      "Basic @@@@",
+      basic("id%ZZ:secret"),
+      basic("id:secret%"),
+      basic("id:%E9"),
+    ]) {
+      expect({ header, result: presentedCredentials(tokenRequest(header), {}) }).toMatchObject({
+        header,
+        result: { ok: false, status: 401, error: "invalid_client" },
+      });
     }
   });
 
   test("using Basic and a body secret together is invalid_request (400), even when they agree", () => {
-    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_secret: "s" })).toMatchObject({ ok: false, status: 400, error: "invalid_request" });
-    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_id: "id", client_secret: "other" })).toMatchObject({ ok: false, status: 400, error: "invalid_request" });
+    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_secret: "s" })).toMatchObject({
+      ok: false,
+      status: 400,
+      error: "invalid_request",
+    });
+    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_id: "id", client_secret: "other" })).toMatchObject({
+      ok: false,
+      status: 400,
+      error: "invalid_request",
+    });
   });
 
   test("a body client_id must name the same client as the Basic header", () => {
-    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_id: "id" })).toMatchObject({ ok: true, credentials: { clientId: "id", method: "client_secret_basic" } });
+    expect(presentedCredentials(tokenRequest(basic("id:s")), { client_id: "id" })).toMatchObject({
+      ok: true,
+      credentials: { clientId: "id", method: "client_secret_basic" },
+    });
     for (const clientId of ["other", "ID", "", "id "]) {
       expect({ clientId, result: presentedCredentials(tokenRequest(basic("id:s")), { client_id: clientId }) }).toMatchObject({
         clientId,
@@ -57,12 +88,21 @@ describe("presentedCredentials: Basic", () => {
 
 describe("presentedCredentials: body", () => {
   test("client_id with client_secret is client_secret_post; client_id alone is a public client", () => {
-    expect(presentedCredentials(tokenRequest(), { client_id: "id", client_secret: "s" })).toEqual({ ok: true, credentials: { clientId: "id", secret: "s", method: "client_secret_post" } });
-    expect(presentedCredentials(tokenRequest(), { client_id: "id" })).toEqual({ ok: true, credentials: { clientId: "id", secret: null, method: "none" } });
+    expect(presentedCredentials(tokenRequest(), { client_id: "id", client_secret: "s" })).toEqual({
+      ok: true,
+      credentials: { clientId: "id", secret: "s", method: "client_secret_post" },
+    });
+    expect(presentedCredentials(tokenRequest(), { client_id: "id" })).toEqual({
+      ok: true,
+      credentials: { clientId: "id", secret: null, method: "none" },
+    });
   });
 
   test("an empty client_secret is still a presented (wrong) secret, not a public client", () => {
-    expect(presentedCredentials(tokenRequest(), { client_id: "id", client_secret: "" })).toMatchObject({ ok: true, credentials: { secret: "", method: "client_secret_post" } });
+    expect(presentedCredentials(tokenRequest(), { client_id: "id", client_secret: "" })).toMatchObject({
+      ok: true,
+      credentials: { secret: "", method: "client_secret_post" },
+    });
   });
 
   test("no client_id at all is invalid_client (401), even with a secret or a non-Basic Authorization header", () => {
@@ -78,7 +118,10 @@ describe("presentedCredentials: body", () => {
   });
 
   test("a non-Basic Authorization header is ignored in favour of the body", () => {
-    expect(presentedCredentials(tokenRequest("Bearer hmcp_at_x"), { client_id: "id" })).toEqual({ ok: true, credentials: { clientId: "id", secret: null, method: "none" } });
+    expect(presentedCredentials(tokenRequest("Bearer hmcp_at_x"), { client_id: "id" })).toEqual({
+      ok: true,
+      credentials: { clientId: "id", secret: null, method: "none" },
+    });
   });
 });
 
@@ -94,7 +137,14 @@ describe("authenticateClient", () => {
   };
 
   const STATIC_SECRET = "s".repeat(40);
-  const staticClient: ResolvedClient = { id: "static-id", kind: "static", name: "static", redirectUris: [], confidential: true, record: null };
+  const staticClient: ResolvedClient = {
+    id: "static-id",
+    kind: "static",
+    name: "static",
+    redirectUris: [],
+    confidential: true,
+    record: null,
+  };
   const registered = (secretHash: string | null): ResolvedClient => {
     const record: StoredClient = {
       clientId: "hmcp_client_x",
@@ -109,9 +159,20 @@ describe("authenticateClient", () => {
       principal: "hmcp_client_x",
       approvedAt: null,
     };
-    return { id: record.clientId, kind: "registered", name: record.name, redirectUris: record.redirectUris, confidential: secretHash !== null, record };
+    return {
+      id: record.clientId,
+      kind: "registered",
+      name: record.name,
+      redirectUris: record.redirectUris,
+      confidential: secretHash !== null,
+      record,
+    };
   };
-  const withSecret = (secret: string | null): PresentedCredentials => ({ clientId: "any", secret, method: secret === null ? "none" : "client_secret_post" });
+  const withSecret = (secret: string | null): PresentedCredentials => ({
+    clientId: "any",
+    secret,
+    method: secret === null ? "none" : "client_secret_post",
+  });
 
   test("an unknown client never authenticates", () => {
     expect(authenticateClient(null, withSecret("anything"), configWith())).toBe(false);

@@ -3,12 +3,25 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { contrast } from "../support/contrast.ts";
-import { authorizeUrl, consentPage, mcpStatus, PASSWORD, pkce, registerOk, setPassword, startOAuthWorld, submitConsent, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  authorizeUrl,
+  consentPage,
+  mcpStatus,
+  PASSWORD,
+  pkce,
+  registerOk,
+  setPassword,
+  startOAuthWorld,
+  submitConsent,
+  tokenRequest,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 // CI installs Chromium (.ci/run), so there a missing browser is a failure; elsewhere the tests say how to get it and skip.
-if (!available && process.env.CI !== "true") console.warn(`consent-browser: ${CHROMIUM} not found — skipping (install it with: apt-get install chromium)`);
+if (!available && process.env.CI !== "true")
+  console.warn(`consent-browser: ${CHROMIUM} not found — skipping (install it with: apt-get install chromium)`);
 const runs = available || process.env.CI === "true";
 const SLOW = 30_000;
 
@@ -98,7 +111,13 @@ describe.skipIf(!runs)("the consent page in Chromium", () => {
       const code = landed.get("code") as string;
       expect(code).toStartWith("hmcp_code_");
 
-      const tokens = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: callback.url, code_verifier: flow.verifier, client_id: flow.clientId });
+      const tokens = await tokenRequest(world.url, {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: callback.url,
+        code_verifier: flow.verifier,
+        client_id: flow.clientId,
+      });
       expect(tokens.status).toBe(200);
       expect(await mcpStatus(world.url, tokens.body.access_token as string)).toBe(200);
       expect(seen.console.filter((line) => /content security policy/i.test(line))).toEqual([]);
@@ -160,14 +179,22 @@ describe.skipIf(!runs)("the consent page in Chromium", () => {
       const framer = Bun.serve({
         hostname: "127.0.0.1",
         port: 0,
-        fetch: () => new Response(`<!doctype html><iframe id="f" src="${flow.url.replace(/&/g, "&amp;")}" width="400" height="400"></iframe>`, { headers: { "Content-Type": "text/html" } }),
+        fetch: () =>
+          new Response(`<!doctype html><iframe id="f" src="${flow.url.replace(/&/g, "&amp;")}" width="400" height="400"></iframe>`, {
+            headers: { "Content-Type": "text/html" },
+          }),
       });
       const page = await browser.newPage();
       try {
         await page.goto(`http://127.0.0.1:${framer.port}/`);
         await page.waitForTimeout(500);
         const frame = page.frames().find((f) => f !== page.mainFrame());
-        const passwordFields = frame ? await frame.locator("input[type=password]").count().catch(() => 0) : 0;
+        const passwordFields = frame
+          ? await frame
+              .locator("input[type=password]")
+              .count()
+              .catch(() => 0)
+          : 0;
         expect(passwordFields).toBe(0);
       } finally {
         await page.close();
@@ -181,7 +208,12 @@ describe.skipIf(!runs)("the consent page in Chromium", () => {
     "fits a phone: no sideways scrolling, the password field and both buttons visible and large enough to tap",
     async () => {
       const flow = await consentFor("A Rather Long Application Name For A Small Screen", "st-phone");
-      const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 667 },
+        isMobile: true,
+        hasTouch: true,
+        deviceScaleFactor: 2,
+      });
       const page = await context.newPage();
       await page.goto(flow.url);
       const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
@@ -217,7 +249,8 @@ function measure(page: Page): Promise<Measured[]> {
       }
       return "rgb(255, 255, 255)";
     };
-    const name = (element: Element): string => `${element.tagName.toLowerCase()}${element.className ? `.${element.className}` : ""}${element.getAttribute("value") ? `[${element.getAttribute("value")}]` : ""} "${(element.textContent ?? "").trim().slice(0, 30)}"`;
+    const name = (element: Element): string =>
+      `${element.tagName.toLowerCase()}${element.className ? `.${element.className}` : ""}${element.getAttribute("value") ? `[${element.getAttribute("value")}]` : ""} "${(element.textContent ?? "").trim().slice(0, 30)}"`;
     const out: { what: string; fg: string; bg: string; kind: "text" | "boundary" }[] = [];
     for (const element of document.body.querySelectorAll("*")) {
       const style = getComputedStyle(element);
@@ -253,7 +286,10 @@ async function readableInBothSchemes(page: Page, label: string): Promise<string>
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect({ colorScheme, dark: contrast(background, "#000") < contrast(background, "#fff") }).toEqual({ colorScheme, dark: colorScheme === "dark" });
+    expect({ colorScheme, dark: contrast(background, "#000") < contrast(background, "#fff") }).toEqual({
+      colorScheme,
+      dark: colorScheme === "dark",
+    });
     expect({ label, colorScheme, failing: await belowAA(page) }).toEqual({ label, colorScheme, failing: [] });
     text = await page.innerText("body");
     expect(text).not.toContain("`");
@@ -291,7 +327,13 @@ describe.skipIf(!runs)("the pages read well in light and dark (WCAG AA contrast,
       const page = await browser.newPage();
       try {
         // No password yet: an app that registers itself is refused with a page naming the command that lets it in.
-        const unknown = authorizeUrl(bare.url, { response_type: "code", client_id: "hmcp_client_unknown", redirect_uri: callback.url, code_challenge: pkce().challenge, code_challenge_method: "S256" });
+        const unknown = authorizeUrl(bare.url, {
+          response_type: "code",
+          client_id: "hmcp_client_unknown",
+          redirect_uri: callback.url,
+          code_challenge: pkce().challenge,
+          code_challenge_method: "S256",
+        });
         await page.goto(unknown);
         const refusal = await readableInBothSchemes(page, "unknown-client");
         expect(refusal).toContain("Unknown client");

@@ -5,7 +5,12 @@ import { ConsentSealer } from "../../src/oauth/csrf.ts";
 
 const TTL = 10 * 60_000;
 const T0 = 1_700_000_000_000;
-const PARAMS = { client_id: "hmcp_client_abc", redirect_uri: "https://claude.ai/api/mcp/auth_callback", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", state: "xyz" };
+const PARAMS = {
+  client_id: "hmcp_client_abc",
+  redirect_uri: "https://claude.ai/api/mcp/auth_callback",
+  code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+  state: "xyz",
+};
 
 /** Re-encodes a sealed request with an edited payload, as an attacker editing the hidden field would. */
 const edit = (req: string, change: (payload: { p: Record<string, unknown>; exp: number }) => void): string => {
@@ -72,7 +77,12 @@ describe("ConsentSealer", () => {
 
   test("garbage in the request field is refused, not thrown", () => {
     const sealer = new ConsentSealer(TTL);
-    for (const req of ["", "not base64 !!", Buffer.from("{not json").toString("base64url"), Buffer.from('{"p":{}}').toString("base64url")]) {
+    for (const req of [
+      "",
+      "not base64 !!",
+      Buffer.from("{not json").toString("base64url"),
+      Buffer.from('{"p":{}}').toString("base64url"),
+    ]) {
       expect(() => sealer.open(req, "x", T0)).not.toThrow();
       expect(sealer.open(req, "x", T0)).toBeNull();
     }

@@ -1,9 +1,25 @@
 // Dynamic Client Registration (RFC 7591) through the consent page over plain HTTP: Cursor's registration, approve, deny, wrong password, refusals.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectClient } from "../support/mcp-client.ts";
-import { consentPage, mcpStatus, PASSWORD, pkce, redirectParams, registerClient, registerOk, startOAuthWorld, submitConsent, tokenRequest, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  consentPage,
+  mcpStatus,
+  PASSWORD,
+  pkce,
+  redirectParams,
+  registerClient,
+  registerOk,
+  startOAuthWorld,
+  submitConsent,
+  tokenRequest,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
-const CURSOR_URIS = ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"];
+const CURSOR_URIS = [
+  "cursor://anysphere.cursor-mcp/oauth/callback",
+  "https://www.cursor.com/agents/mcp/oauth/callback",
+  "http://localhost:8787/callback",
+];
 
 let world: OAuthWorld;
 beforeAll(async () => {
@@ -36,7 +52,13 @@ describe("discovery with a consent password set", () => {
 
 describe("Cursor-style public client", () => {
   test("registers three redirect URIs at once, is approved on the consent page, redeems with PKCE alone and calls tools", async () => {
-    const client = await register({ client_name: "Cursor", redirect_uris: CURSOR_URIS, token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
+    const client = await register({
+      client_name: "Cursor",
+      redirect_uris: CURSOR_URIS,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    });
     expect(client.client_id).toStartWith("hmcp_client_");
     expect(client.redirect_uris).toEqual(CURSOR_URIS);
     expect(client.token_endpoint_auth_method).toBe("none");
@@ -57,7 +79,13 @@ describe("Cursor-style public client", () => {
     expect(url.href).toStartWith("http://localhost:8787/callback?");
     expect(params.get("state")).toBe("dcr-state");
     expect(params.get("iss")).toBe(world.url);
-    const tokens = await tokenRequest(world.url, { grant_type: "authorization_code", code: params.get("code") as string, redirect_uri: "http://localhost:8787/callback", code_verifier: pair.verifier, client_id: client.client_id });
+    const tokens = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code: params.get("code") as string,
+      redirect_uri: "http://localhost:8787/callback",
+      code_verifier: pair.verifier,
+      client_id: client.client_id,
+    });
     expect(tokens.status).toBe(200);
     expect(tokens.body.scope).toBe("hermes");
 
@@ -65,21 +93,31 @@ describe("Cursor-style public client", () => {
     expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
     await mcp.close();
 
-    const refreshed = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token as string, client_id: client.client_id });
+    const refreshed = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: client.client_id,
+    });
     expect(refreshed.status).toBe(200);
   });
 
   test("its custom-scheme callback works too, with form-action allowing the scheme", async () => {
     const client = await register({ client_name: "Cursor", redirect_uris: CURSOR_URIS, token_endpoint_auth_method: "none" });
     const pair = pkce();
-    const response = await fetch(new URL(`${world.url}/authorize?${new URLSearchParams(authParams(client.client_id, CURSOR_URIS[0] as string, pair.challenge))}`));
+    const response = await fetch(
+      new URL(`${world.url}/authorize?${new URLSearchParams(authParams(client.client_id, CURSOR_URIS[0] as string, pair.challenge))}`),
+    );
     expect(response.headers.get("content-security-policy")).toContain("form-action 'self' cursor:");
   });
 });
 
 describe("consent page decisions", () => {
   test("a wrong password shows the page again with an error and no redirect; Deny redirects with access_denied only once the app was ever approved", async () => {
-    const client = await register({ client_name: "Inspector", redirect_uris: ["http://localhost:6274/oauth/callback"], token_endpoint_auth_method: "none" });
+    const client = await register({
+      client_name: "Inspector",
+      redirect_uris: ["http://localhost:6274/oauth/callback"],
+      token_endpoint_auth_method: "none",
+    });
     const pair = pkce();
     const form = await consentPage(world.url, authParams(client.client_id, "http://localhost:6274/oauth/callback", pair.challenge));
     const wrong = await submitConsent(world.url, form, "not the password", "approve");
@@ -109,19 +147,33 @@ describe("consent page decisions", () => {
     const client = await register({ client_name: "Victim", redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" });
     const form = await consentPage(world.url, authParams(client.client_id, "https://app.example/cb", pkce().challenge));
     const other = await consentPage(world.url, authParams(client.client_id, "https://app.example/cb", pkce().challenge));
-    for (const forged of [{ req: form.req, csrf: other.csrf }, { req: other.req, csrf: form.csrf }, { req: form.req, csrf: "" }, { req: `${form.req}x`, csrf: form.csrf }]) {
+    for (const forged of [
+      { req: form.req, csrf: other.csrf },
+      { req: other.req, csrf: form.csrf },
+      { req: form.req, csrf: "" },
+      { req: `${form.req}x`, csrf: form.csrf },
+    ]) {
       const response = await submitConsent(world.url, forged, PASSWORD, "approve");
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
-    const crossSite = await submitConsent(world.url, form, PASSWORD, "approve", { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" });
+    const crossSite = await submitConsent(world.url, form, PASSWORD, "approve", {
+      Origin: "https://evil.example",
+      "Sec-Fetch-Site": "cross-site",
+    });
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.get("location")).toBeNull();
   });
 
   test("the page is strict: CSP without scripts or external assets, no framing, no caching", async () => {
-    const client = await register({ client_name: "<img src=x onerror=alert(1)>", redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" });
-    const response = await fetch(`${world.url}/authorize?${new URLSearchParams(authParams(client.client_id, "https://app.example/cb", pkce().challenge))}`);
+    const client = await register({
+      client_name: "<img src=x onerror=alert(1)>",
+      redirect_uris: ["https://app.example/cb"],
+      token_endpoint_auth_method: "none",
+    });
+    const response = await fetch(
+      `${world.url}/authorize?${new URLSearchParams(authParams(client.client_id, "https://app.example/cb", pkce().challenge))}`,
+    );
     const csp = response.headers.get("content-security-policy") as string;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
@@ -156,7 +208,11 @@ describe("confidential registered client", () => {
 
     // Another client cannot use this client's refresh token.
     const other = await register({ client_name: "Other", redirect_uris: ["http://127.0.0.1/cb"], token_endpoint_auth_method: "none" });
-    const stolen = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: ok.body.refresh_token as string, client_id: other.client_id });
+    const stolen = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token: ok.body.refresh_token as string,
+      client_id: other.client_id,
+    });
     expect(stolen.body.error).toBe("invalid_grant");
   });
 
@@ -171,7 +227,8 @@ describe("confidential registered client", () => {
 });
 
 describe("registration refusals (RFC 7591 §3.2.2)", () => {
-  const raw = (body: string, type = "application/json") => fetch(`${world.url}/register`, { method: "POST", headers: { "Content-Type": type }, body });
+  const raw = (body: string, type = "application/json") =>
+    fetch(`${world.url}/register`, { method: "POST", headers: { "Content-Type": type }, body });
   const errorOf = async (response: Response) => ((await response.json()) as { error: string }).error;
 
   test("JSON only, valid JSON, size-capped", async () => {
@@ -184,7 +241,15 @@ describe("registration refusals (RFC 7591 §3.2.2)", () => {
   });
 
   test("dangerous, non-loopback http, fragment and missing redirect URIs are invalid_redirect_uri", async () => {
-    for (const uris of [["javascript:alert(1)"], ["data:text/html,hi"], ["file:///etc/passwd"], ["http://evil.example/cb"], ["https://a.example/cb#x"], [], ["https://ok.example/cb", "vbscript:x"]]) {
+    for (const uris of [
+      ["javascript:alert(1)"],
+      ["data:text/html,hi"],
+      ["file:///etc/passwd"],
+      ["http://evil.example/cb"],
+      ["https://a.example/cb#x"],
+      [],
+      ["https://ok.example/cb", "vbscript:x"],
+    ]) {
       const response = await raw(JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }));
       expect(response.status).toBe(400);
       expect(await errorOf(response)).toBe("invalid_redirect_uri");
@@ -193,9 +258,21 @@ describe("registration refusals (RFC 7591 §3.2.2)", () => {
   });
 
   test("unsupported auth methods and grant types are invalid_client_metadata; unknown fields are ignored", async () => {
-    expect(await errorOf(await raw(JSON.stringify({ redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "private_key_jwt" })))).toBe("invalid_client_metadata");
-    expect(await errorOf(await raw(JSON.stringify({ redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] })))).toBe("invalid_client_metadata");
-    const ok = await raw(JSON.stringify({ redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "none", software_id: "x", logo_uri: "https://a.example/l.png", scope: "anything" }));
+    expect(
+      await errorOf(await raw(JSON.stringify({ redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "private_key_jwt" }))),
+    ).toBe("invalid_client_metadata");
+    expect(await errorOf(await raw(JSON.stringify({ redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] })))).toBe(
+      "invalid_client_metadata",
+    );
+    const ok = await raw(
+      JSON.stringify({
+        redirect_uris: ["https://a.example/cb"],
+        token_endpoint_auth_method: "none",
+        software_id: "x",
+        logo_uri: "https://a.example/l.png",
+        scope: "anything",
+      }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.headers.get("cache-control")).toBe("no-store");
   });

@@ -15,10 +15,12 @@ const chunked = (chunks: string[]): ReadableStream<Uint8Array> =>
 
 describe("singleParams", () => {
   test("decodes each parameter once", () => {
-    expect(singleParams(new URLSearchParams("grant_type=authorization_code&code=abc&redirect_uri=https%3A%2F%2Fapp.example%2Fcb"))).toEqual({
-      ok: true,
-      params: { grant_type: "authorization_code", code: "abc", redirect_uri: "https://app.example/cb" },
-    });
+    expect(singleParams(new URLSearchParams("grant_type=authorization_code&code=abc&redirect_uri=https%3A%2F%2Fapp.example%2Fcb"))).toEqual(
+      {
+        ok: true,
+        params: { grant_type: "authorization_code", code: "abc", redirect_uri: "https://app.example/cb" },
+      },
+    );
   });
 
   test("a repeated parameter is a 400 that names it, even when both values agree or one is empty", () => {
@@ -40,7 +42,10 @@ describe("singleParams", () => {
   });
 
   test("names that exist on Object.prototype are ordinary parameters, counted like any other", () => {
-    expect(singleParams(new URLSearchParams("constructor=x&toString=y&hasOwnProperty=z"))).toEqual({ ok: true, params: { constructor: "x", toString: "y", hasOwnProperty: "z" } });
+    expect(singleParams(new URLSearchParams("constructor=x&toString=y&hasOwnProperty=z"))).toEqual({
+      ok: true,
+      params: { constructor: "x", toString: "y", hasOwnProperty: "z" },
+    });
     expect(singleParams(new URLSearchParams("constructor=x&constructor=y"))).toMatchObject({ ok: false, status: 400 });
   });
 
@@ -52,7 +57,10 @@ describe("singleParams", () => {
 describe("readForm", () => {
   test("reads an x-www-form-urlencoded body, whatever the media type's case or parameters", async () => {
     for (const type of [FORM, "Application/X-WWW-Form-Urlencoded", `${FORM}; charset=UTF-8`, ` ${FORM} ;charset=utf-8`]) {
-      expect({ type, result: await readForm(post("client_id=a&code=b", type), 1024) }).toEqual({ type, result: { ok: true, params: { client_id: "a", code: "b" } } });
+      expect({ type, result: await readForm(post("client_id=a&code=b", type), 1024) }).toEqual({
+        type,
+        result: { ok: true, params: { client_id: "a", code: "b" } },
+      });
     }
   });
 

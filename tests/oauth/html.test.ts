@@ -23,7 +23,11 @@ describe("richText", () => {
   });
 
   test("an error page renders its message's commands as code, with no backtick", async () => {
-    const html = await errorPage(400, "Unknown client", "This app cannot sign in here: accepted once its owner runs `hermes-mcp set-password`.").text();
+    const html = await errorPage(
+      400,
+      "Unknown client",
+      "This app cannot sign in here: accepted once its owner runs `hermes-mcp set-password`.",
+    ).text();
     const body = html.slice(html.indexOf("<body>"));
     expect(body).not.toContain("`");
     expect(body).toContain("<code>hermes-mcp set-password</code>");

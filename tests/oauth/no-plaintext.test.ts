@@ -40,7 +40,14 @@ beforeAll(async () => {
   const { code, pair } = await staticCode(world);
   keep("static code", code);
   keep("static PKCE verifier", pair.verifier);
-  const exchange = { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier, client_id: STATIC_ID, client_secret: world.staticSecret };
+  const exchange = {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: CLAUDE_CALLBACK,
+    code_verifier: pair.verifier,
+    client_id: STATIC_ID,
+    client_secret: world.staticSecret,
+  };
   const first = await tokenRequest(world.url, exchange);
   keep("static access token", first.body.access_token);
   keep("static refresh token", first.body.refresh_token);
@@ -54,17 +61,34 @@ beforeAll(async () => {
   const registered = await registerOk(world.url, { client_name: "Leaky?", redirect_uris: ["http://127.0.0.1:40111/cb"] });
   keep("registered client secret", registered.client_secret);
   const dcrPair = pkce();
-  const form = await consentPage(world.url, { response_type: "code", client_id: registered.client_id, redirect_uri: "http://127.0.0.1:40111/cb", code_challenge: dcrPair.challenge, code_challenge_method: "S256" });
+  const form = await consentPage(world.url, {
+    response_type: "code",
+    client_id: registered.client_id,
+    redirect_uri: "http://127.0.0.1:40111/cb",
+    code_challenge: dcrPair.challenge,
+    code_challenge_method: "S256",
+  });
   const wrongPassword = keep("wrong consent password", "not-the-password-but-close");
   expect((await submitConsent(world.url, form, wrongPassword, "approve")).status).toBe(403);
   const dcrCode = keep("registered code", redirectParams(await submitConsent(world.url, form, PASSWORD, "approve")).params.get("code"));
-  const dcrTokens = await tokenRequest(world.url, { grant_type: "authorization_code", code: dcrCode, redirect_uri: "http://127.0.0.1:40111/cb", code_verifier: dcrPair.verifier }, [registered.client_id, registered.client_secret]);
+  const dcrTokens = await tokenRequest(
+    world.url,
+    { grant_type: "authorization_code", code: dcrCode, redirect_uri: "http://127.0.0.1:40111/cb", code_verifier: dcrPair.verifier },
+    [registered.client_id, registered.client_secret],
+  );
   keep("registered access token", dcrTokens.body.access_token);
   keep("registered refresh token", dcrTokens.body.refresh_token);
 
   // Guesses and revocations must not be logged either.
   const guess = keep("guessed client secret", "hmcp_cs_guessed-secret-that-is-long-enough");
-  expect((await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: dcrTokens.body.refresh_token as string }, [registered.client_id, guess])).status).toBe(401);
+  expect(
+    (
+      await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: dcrTokens.body.refresh_token as string }, [
+        registered.client_id,
+        guess,
+      ])
+    ).status,
+  ).toBe(401);
   const revoke = await fetch(`${world.url}/revoke`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },

@@ -1,6 +1,16 @@
 // No open redirector (RFC 9700 §4.11.2): until the owner has approved an app once, its /authorize errors are pages on this host, never redirects to its URI.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { authorize, consentPage, PASSWORD, pkce, redirectParams, registerOk, startOAuthWorld, submitConsent, type OAuthWorld } from "../support/oauth-flow.ts";
+import {
+  authorize,
+  consentPage,
+  PASSWORD,
+  pkce,
+  redirectParams,
+  registerOk,
+  startOAuthWorld,
+  submitConsent,
+  type OAuthWorld,
+} from "../support/oauth-flow.ts";
 
 const PHISH = "https://evil.example/phish";
 
@@ -33,7 +43,11 @@ const BAD_REQUESTS: [string, Record<string, string | undefined>, string][] = [
 
 describe("a registered app the owner never approved", () => {
   test("gets every post-verification error as a page on this host: no Location, nothing sent to its URI", async () => {
-    const phisher = await registerOk(world.url, { client_name: "Totally Claude", redirect_uris: [PHISH], token_endpoint_auth_method: "none" });
+    const phisher = await registerOk(world.url, {
+      client_name: "Totally Claude",
+      redirect_uris: [PHISH],
+      token_endpoint_auth_method: "none",
+    });
     for (const [what, extra, words] of BAD_REQUESTS) {
       const response = await authorize(world.url, request(phisher.client_id, extra));
       expect({ what, status: response.status, location: response.headers.get("location") }).toEqual({ what, status: 400, location: null });

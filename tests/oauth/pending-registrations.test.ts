@@ -27,7 +27,17 @@ function freshStore(): Store {
 }
 
 const registerAt = (store: Store, clientId: string, at: number): void =>
-  store.oauth.clients.upsert({ clientId, kind: "registered", name: clientId, secretHash: null, authMethod: "none", redirectUris: ["https://app.example/cb"], createdAt: at, cachedUntil: null, principal: clientId });
+  store.oauth.clients.upsert({
+    clientId,
+    kind: "registered",
+    name: clientId,
+    secretHash: null,
+    authMethod: "none",
+    redirectUris: ["https://app.example/cb"],
+    createdAt: at,
+    cachedUntil: null,
+    principal: clientId,
+  });
 
 test("eviction takes the oldest pending registrations beyond the bound, never a young one, never an approved one", () => {
   const store = freshStore();

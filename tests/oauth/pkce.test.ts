@@ -56,7 +56,10 @@ describe("verifyPkce", () => {
 
   test("a malformed verifier is refused even when its hash matches", () => {
     for (const verifier of ["short", "a".repeat(129), `${"a".repeat(42)}+`]) {
-      expect({ verifier: verifier.slice(0, 20), ok: verifyPkce(verifier, s256(verifier)) }).toEqual({ verifier: verifier.slice(0, 20), ok: false });
+      expect({ verifier: verifier.slice(0, 20), ok: verifyPkce(verifier, s256(verifier)) }).toEqual({
+        verifier: verifier.slice(0, 20),
+        ok: false,
+      });
     }
   });
 });

@@ -26,7 +26,10 @@ const CIMD_ID = "https://app.example/oauth/client.json";
 function setup(): { store: Store; config: Config } {
   const home = mkdtempSync(join(tmpdir(), "hermes-mcp-principals-"));
   dirs.push(home);
-  const config = loadConfig({ env: { HOME: home, OAUTH_CLIENT_ID: "claude-static", OAUTH_CLIENT_SECRET: "s".repeat(40) }, cwd: home }).config;
+  const config = loadConfig({
+    env: { HOME: home, OAUTH_CLIENT_ID: "claude-static", OAUTH_CLIENT_SECRET: "s".repeat(40) },
+    cwd: home,
+  }).config;
   const store = openStore(join(home, "hermes-mcp.db"));
   stores.push(store);
   return { store, config };
@@ -36,7 +39,15 @@ let serial = 0;
 /** A connection of `clientId` with one access token; the principal the /mcp verifier sees for it. */
 function principalOf(store: Store, config: Config, clientId: string, kind: ClientKind): unknown {
   const grantId = `g_${++serial}`;
-  store.oauth.grants.insert({ id: grantId, clientId, clientKind: kind, scope: "hermes", resource: config.resourceUrl, refreshExpiresAt: NOW + 86_400_000, createdAt: NOW });
+  store.oauth.grants.insert({
+    id: grantId,
+    clientId,
+    clientKind: kind,
+    scope: "hermes",
+    resource: config.resourceUrl,
+    refreshExpiresAt: NOW + 86_400_000,
+    createdAt: NOW,
+  });
   const token = `hmcp_at_${serial}`;
   store.oauth.grants.insertAccessToken(hashToken(token), grantId, NOW + 3_600_000);
   const info = oauthAccessTokenKind(store, config).lookup(hashToken(token), token);
@@ -90,7 +101,17 @@ describe("principals on OAuth access tokens", () => {
   test("a registered app is its own client_id: registering again is a new principal; the static client is its id; NULL falls back to client_id", () => {
     const { store, config } = setup();
     const register = (clientId: string) =>
-      store.oauth.clients.upsert({ clientId, kind: "registered", name: "Cursor", secretHash: null, authMethod: "none", redirectUris: ["https://app.example/cb"], createdAt: NOW, cachedUntil: null, principal: clientId });
+      store.oauth.clients.upsert({
+        clientId,
+        kind: "registered",
+        name: "Cursor",
+        secretHash: null,
+        authMethod: "none",
+        redirectUris: ["https://app.example/cb"],
+        createdAt: NOW,
+        cachedUntil: null,
+        principal: clientId,
+      });
     register("hmcp_client_one");
     register("hmcp_client_two");
     expect(principalOf(store, config, "hmcp_client_one", "registered")).toBe("hmcp_client_one");

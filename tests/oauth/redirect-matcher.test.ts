@@ -68,7 +68,14 @@ describe("matchRegisteredRedirect", () => {
 
 describe("staticClientAllows", () => {
   test("Claude's two callbacks exactly, loopback on any port and path, configured schemes and URIs", () => {
-    for (const uri of [...CLAUDE_CALLBACKS, "http://localhost:40000/callback", "http://127.0.0.1:1/x", "claude://callback", "cursor://anysphere.cursor-mcp/oauth/callback", "https://app.example/oauth/done"]) {
+    for (const uri of [
+      ...CLAUDE_CALLBACKS,
+      "http://localhost:40000/callback",
+      "http://127.0.0.1:1/x",
+      "claude://callback",
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+      "https://app.example/oauth/done",
+    ]) {
       expect({ uri, allowed: staticClientAllows(uri, POLICY) }).toEqual({ uri, allowed: true });
     }
   });
@@ -96,7 +103,15 @@ describe("isOurResource (RFC 8707)", () => {
     expect(isOurResource(ours, ours)).toBe(true);
     expect(isOurResource("https://hermes.example.com/mcp/", ours)).toBe(true);
     expect(isOurResource("https://HERMES.example.com/mcp", ours)).toBe(true);
-    for (const other of ["https://hermes.example.com/", "https://hermes.example.com/mcp2", "https://other.example/mcp", "http://hermes.example.com/mcp", "https://hermes.example.com/mcp?x=1", "https://u:p@hermes.example.com/mcp", "not a url"]) {
+    for (const other of [
+      "https://hermes.example.com/",
+      "https://hermes.example.com/mcp2",
+      "https://other.example/mcp",
+      "http://hermes.example.com/mcp",
+      "https://hermes.example.com/mcp?x=1",
+      "https://u:p@hermes.example.com/mcp",
+      "not a url",
+    ]) {
       expect({ other, ours: isOurResource(other, ours) }).toEqual({ other, ours: false });
     }
   });

@@ -1,6 +1,13 @@
 // Redirect-URI rules beyond the matcher's main cases: scheme spellings, length and character limits, spelling tricks, and what the consent page shows and allows.
 import { describe, expect, test } from "bun:test";
-import { CLAUDE_CALLBACKS, describeRedirect, formActionSource, matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../../src/oauth/redirects.ts";
+import {
+  CLAUDE_CALLBACKS,
+  describeRedirect,
+  formActionSource,
+  matchRegisteredRedirect,
+  parseRedirectUri,
+  staticClientAllows,
+} from "../../src/oauth/redirects.ts";
 
 const POLICY = { schemes: ["cursor"], uris: ["https://app.example/oauth/done"] };
 const refused = (uri: string): { uri: string; ok: boolean } => ({ uri: uri.slice(0, 80), ok: parseRedirectUri(uri).ok });
@@ -62,7 +69,13 @@ describe("parseRedirectUri", () => {
   });
 
   test("user information is refused in every scheme that can carry it, even an empty password", () => {
-    for (const uri of ["https://claude.ai:@evil.example/cb", "https://user:pass@app.example/cb", "http://user@127.0.0.1:8080/cb", "http://a@localhost/cb", "cursor://user@host/cb"]) {
+    for (const uri of [
+      "https://claude.ai:@evil.example/cb",
+      "https://user:pass@app.example/cb",
+      "http://user@127.0.0.1:8080/cb",
+      "http://a@localhost/cb",
+      "cursor://user@host/cb",
+    ]) {
       expect(refused(uri)).toEqual({ uri, ok: false });
     }
   });
@@ -130,7 +143,15 @@ describe("matchRegisteredRedirect", () => {
 
   test("byte-for-byte: spellings a URL parser would consider equal still differ", () => {
     const registered = ["https://app.example/cb"];
-    for (const uri of ["https://APP.example/cb", "https://app.example:443/cb", "https://app.example/./cb", "https://app.example/x/../cb", "https://app.example/%63b", "https:app.example/cb", "https://app.example/cb?"]) {
+    for (const uri of [
+      "https://APP.example/cb",
+      "https://app.example:443/cb",
+      "https://app.example/./cb",
+      "https://app.example/x/../cb",
+      "https://app.example/%63b",
+      "https:app.example/cb",
+      "https://app.example/cb?",
+    ]) {
       expect({ uri, match: matchRegisteredRedirect(uri, registered) }).toEqual({ uri, match: false });
     }
   });
@@ -188,15 +209,31 @@ describe("staticClientAllows", () => {
   });
 
   test("the configuration cannot re-open what no client may use", () => {
-    const reckless = { schemes: ["javascript", "data", "file", "http", "https"], uris: ["http://evil.example/cb", "https://app.example/cb#frag", "https://u@app.example/cb"] };
-    for (const uri of ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "http://evil.example/cb", "https://app.example/cb#frag", "https://u@app.example/cb", "https://other.example/cb"]) {
+    const reckless = {
+      schemes: ["javascript", "data", "file", "http", "https"],
+      uris: ["http://evil.example/cb", "https://app.example/cb#frag", "https://u@app.example/cb"],
+    };
+    for (const uri of [
+      "javascript:alert(1)",
+      "data:text/html,x",
+      "file:///etc/passwd",
+      "http://evil.example/cb",
+      "https://app.example/cb#frag",
+      "https://u@app.example/cb",
+      "https://other.example/cb",
+    ]) {
       expect({ uri, allowed: staticClientAllows(uri, reckless) }).toEqual({ uri, allowed: false });
     }
   });
 
   test("configured exact URIs match byte for byte", () => {
     expect(staticClientAllows("https://app.example/oauth/done", POLICY)).toBe(true);
-    for (const uri of ["https://app.example/oauth/done?x=1", "https://app.example/oauth/Done", "https://APP.example/oauth/done", "https://app.example/oauth/done/../done"]) {
+    for (const uri of [
+      "https://app.example/oauth/done?x=1",
+      "https://app.example/oauth/Done",
+      "https://APP.example/oauth/done",
+      "https://app.example/oauth/done/../done",
+    ]) {
       expect({ uri, allowed: staticClientAllows(uri, POLICY) }).toEqual({ uri, allowed: false });
     }
   });
@@ -232,7 +269,15 @@ describe("formActionSource", () => {
   });
 
   test("never yields a source for a refused URI (so the page's CSP is not widened to it)", () => {
-    for (const uri of ["javascript:alert(1)", "data:text/html,x", "http://evil.example/cb", "https://u@app.example/cb", "https://app.example/cb#x", "", "not a uri"]) {
+    for (const uri of [
+      "javascript:alert(1)",
+      "data:text/html,x",
+      "http://evil.example/cb",
+      "https://u@app.example/cb",
+      "https://app.example/cb#x",
+      "",
+      "not a uri",
+    ]) {
       expect({ uri, source: formActionSource(uri) }).toEqual({ uri, source: null });
     }
   });

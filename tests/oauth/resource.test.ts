@@ -6,7 +6,12 @@ const OURS = "https://hermes.example.com/mcp";
 
 describe("isOurResource", () => {
   test("the same endpoint spelled with a default port, scheme case, repeated trailing slashes or resolved dot segments is ours", () => {
-    for (const spelling of ["https://hermes.example.com:443/mcp", "HTTPS://hermes.example.com/mcp", "https://hermes.example.com/mcp//", "https://hermes.example.com/x/../mcp"]) {
+    for (const spelling of [
+      "https://hermes.example.com:443/mcp",
+      "HTTPS://hermes.example.com/mcp",
+      "https://hermes.example.com/mcp//",
+      "https://hermes.example.com/x/../mcp",
+    ]) {
       expect({ spelling, ours: isOurResource(spelling, OURS) }).toEqual({ spelling, ours: true });
     }
   });

@@ -1,6 +1,12 @@
 // Claude's static-credential flow driven by the MCP SDK's real OAuth client: discovery, auto-approved authorize, client_secret_post, tools/list, refresh.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client, discoverAuthorizationServerMetadata, refreshAuthorization, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import {
+  Client,
+  discoverAuthorizationServerMetadata,
+  refreshAuthorization,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import { CLAUDE_CALLBACK, mcpStatus, STATIC_ID, startOAuthWorld, type OAuthWorld } from "../support/oauth-flow.ts";
 import { CapturingProvider } from "../support/oauth-sdk.ts";
 
@@ -15,7 +21,10 @@ afterAll(async () => {
 describe("Claude's static flow with the SDK's OAuth client", () => {
   test("discovers, is auto-approved to Claude's callback, redeems with client_secret_post, and lists tools", async () => {
     const serverUrl = new URL(`${world.url}/mcp`);
-    const provider = new CapturingProvider({ client_id: STATIC_ID, client_secret: world.staticSecret, token_endpoint_auth_method: "client_secret_post", issuer: world.url }, CLAUDE_CALLBACK);
+    const provider = new CapturingProvider(
+      { client_id: STATIC_ID, client_secret: world.staticSecret, token_endpoint_auth_method: "client_secret_post", issuer: world.url },
+      CLAUDE_CALLBACK,
+    );
     const tokenRequests: { body: string; authorization: string | null }[] = [];
     const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       if (String(input instanceof Request ? input.url : input).endsWith("/token")) {
@@ -75,7 +84,10 @@ describe("Claude's static flow with the SDK's OAuth client", () => {
   });
 
   test("client_secret_basic works too", async () => {
-    const provider = new CapturingProvider({ client_id: STATIC_ID, client_secret: world.staticSecret, token_endpoint_auth_method: "client_secret_basic", issuer: world.url }, "http://127.0.0.1:33418/");
+    const provider = new CapturingProvider(
+      { client_id: STATIC_ID, client_secret: world.staticSecret, token_endpoint_auth_method: "client_secret_basic", issuer: world.url },
+      "http://127.0.0.1:33418/",
+    );
     const transport = new StreamableHTTPClientTransport(new URL(`${world.url}/mcp`), { authProvider: provider });
     await new Client({ name: "basic", version: "1" }).connect(transport).catch(() => undefined);
     const answer = await fetch(provider.authorizationUrl as URL, { redirect: "manual" });

@@ -13,7 +13,9 @@ afterAll(async () => {
 /** Sends the request line, headers and `body` (shorter than its Content-Length), then closes the socket. */
 async function sendHalfAndHangUp(path: string, contentType: string, body: string): Promise<void> {
   const socket = await Bun.connect({ hostname: "127.0.0.1", port: world.daemon.port, socket: { data() {} } });
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${world.daemon.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length * 2}\r\n\r\n${body}`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${world.daemon.port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length * 2}\r\n\r\n${body}`,
+  );
   socket.flush();
   await Bun.sleep(50);
   socket.end();
@@ -22,17 +24,27 @@ async function sendHalfAndHangUp(path: string, contentType: string, body: string
 /** Waits for the daemon's request line for `path` (logs arrive asynchronously); "" if none came. */
 async function requestLine(path: string, count: number): Promise<string[]> {
   for (let i = 0; i < 150; i++) {
-    const lines = world.daemon.logs().split("\n").filter((line) => line.includes(`path=${path} `));
+    const lines = world.daemon
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes(`path=${path} `));
     if (lines.length >= count) return lines;
     await Bun.sleep(20);
   }
-  return world.daemon.logs().split("\n").filter((line) => line.includes(`path=${path} `));
+  return world.daemon
+    .logs()
+    .split("\n")
+    .filter((line) => line.includes(`path=${path} `));
 }
 
 test("half a /token body, then a hang-up: answered as a client error, nothing logged at ERROR, and the server carries on", async () => {
   const { refresh_token } = await staticTokens(world);
   const before = (await requestLine("/token", 1)).length;
-  await sendHalfAndHangUp("/token", "application/x-www-form-urlencoded", `grant_type=refresh_token&refresh_token=${refresh_token}&client_id=x`);
+  await sendHalfAndHangUp(
+    "/token",
+    "application/x-www-form-urlencoded",
+    `grant_type=refresh_token&refresh_token=${refresh_token}&client_id=x`,
+  );
   const lines = await requestLine("/token", before + 1);
   expect(lines.length).toBeGreaterThan(before);
   expect(lines.slice(before).join("\n")).not.toContain("status=500");

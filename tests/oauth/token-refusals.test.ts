@@ -21,7 +21,15 @@ afterAll(async () => {
 });
 
 const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-  tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: verifier, client_id: STATIC_ID, client_secret: world.staticSecret, ...extra });
+  tokenRequest(world.url, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: CLAUDE_CALLBACK,
+    code_verifier: verifier,
+    client_id: STATIC_ID,
+    client_secret: world.staticSecret,
+    ...extra,
+  });
 
 describe("client authentication", () => {
   test("a wrong secret (post or Basic) is 401 invalid_client; Basic gets a Basic challenge", async () => {
@@ -29,7 +37,11 @@ describe("client authentication", () => {
     const post = await redeem(code, pair.verifier, { client_secret: "wrong-secret-wrong-secret-wrong-secret" });
     expect(post.status).toBe(401);
     expect(post.body.error).toBe("invalid_client");
-    const basic = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier }, [STATIC_ID, "nope"]);
+    const basic = await tokenRequest(
+      world.url,
+      { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier },
+      [STATIC_ID, "nope"],
+    );
     expect(basic.status).toBe(401);
     expect(basic.headers.get("www-authenticate")).toContain("Basic");
     // The code was not spent by failed client authentication: the real client still redeems it.
@@ -38,12 +50,28 @@ describe("client authentication", () => {
 
   test("no secret for the confidential static client, an unknown client, or two methods at once are refused", async () => {
     const { code, pair } = await staticCode(world);
-    const none = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier, client_id: STATIC_ID });
+    const none = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: CLAUDE_CALLBACK,
+      code_verifier: pair.verifier,
+      client_id: STATIC_ID,
+    });
     expect(none.status).toBe(401);
     const unknown = await redeem(code, pair.verifier, { client_id: "who-is-this" });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error).toBe("invalid_client");
-    const both = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, code_verifier: pair.verifier, client_secret: world.staticSecret }, [STATIC_ID, world.staticSecret]);
+    const both = await tokenRequest(
+      world.url,
+      {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: CLAUDE_CALLBACK,
+        code_verifier: pair.verifier,
+        client_secret: world.staticSecret,
+      },
+      [STATIC_ID, world.staticSecret],
+    );
     expect(both.status).toBe(400);
     expect(both.body.error).toBe("invalid_request");
     const missing = await tokenRequest(world.url, { grant_type: "authorization_code", code });
@@ -72,7 +100,13 @@ describe("authorization codes", () => {
 
   test("a missing verifier is invalid_request; a different redirect_uri is invalid_grant", async () => {
     const { code, pair } = await staticCode(world);
-    const missing = await tokenRequest(world.url, { grant_type: "authorization_code", code, redirect_uri: CLAUDE_CALLBACK, client_id: STATIC_ID, client_secret: world.staticSecret });
+    const missing = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: CLAUDE_CALLBACK,
+      client_id: STATIC_ID,
+      client_secret: world.staticSecret,
+    });
     expect(missing.body.error).toBe("invalid_request");
     const other = await redeem(code, pair.verifier, { redirect_uri: "https://claude.com/api/mcp/auth_callback" });
     expect(other.body.error).toBe("invalid_grant");
@@ -102,17 +136,31 @@ describe("authorization codes", () => {
 
   test("an unknown code, an unsupported grant type and a JSON body are refused with specific errors", async () => {
     expect((await redeem("hmcp_code_nope", "x".repeat(43))).body.error).toBe("invalid_grant");
-    const password = await tokenRequest(world.url, { grant_type: "password", username: "a", password: "b", client_id: STATIC_ID, client_secret: world.staticSecret });
+    const password = await tokenRequest(world.url, {
+      grant_type: "password",
+      username: "a",
+      password: "b",
+      client_id: STATIC_ID,
+      client_secret: world.staticSecret,
+    });
     expect(password.body.error).toBe("unsupported_grant_type");
     const none = await tokenRequest(world.url, { client_id: STATIC_ID, client_secret: world.staticSecret });
     expect(none.body.error).toBe("invalid_request");
-    const json = await fetch(`${world.url}/token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ grant_type: "authorization_code" }) });
+    const json = await fetch(`${world.url}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ grant_type: "authorization_code" }),
+    });
     expect(json.status).toBe(400);
     expect(((await json.json()) as { error: string }).error).toBe("invalid_request");
   });
 
   test("an oversized body is 413 and GET is 405", async () => {
-    const big = await fetch(`${world.url}/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `grant_type=x&pad=${"a".repeat(20_000)}` });
+    const big = await fetch(`${world.url}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `grant_type=x&pad=${"a".repeat(20_000)}`,
+    });
     expect(big.status).toBe(413);
     const get = await fetch(`${world.url}/token`);
     expect(get.status).toBe(405);
@@ -168,8 +216,10 @@ describe("refresh tokens: rotation, one grace use, reuse revokes the grant (RFC 
     expect(again.status).toBe(400);
     expect(again.body.error).toBe("invalid_grant");
     expect(String(again.body.error_description)).toContain("revoked");
-    for (const token of [t0.access_token, a.body.access_token, twin.body.access_token]) expect(await mcpStatus(world.url, token as string)).toBe(401);
-    for (const token of [a.body.refresh_token, twin.body.refresh_token]) expect((await refreshWith(world, token as string)).body.error).toBe("invalid_grant");
+    for (const token of [t0.access_token, a.body.access_token, twin.body.access_token])
+      expect(await mcpStatus(world.url, token as string)).toBe(401);
+    for (const token of [a.body.refresh_token, twin.body.refresh_token])
+      expect((await refreshWith(world, token as string)).body.error).toBe("invalid_grant");
   });
 
   test("reuse after rotation (r1 → r2 → r3, then r1 again) revokes the whole grant, with a WARNING naming the client", async () => {
@@ -185,23 +235,43 @@ describe("refresh tokens: rotation, one grace use, reuse revokes the grant (RFC 
     expect(await mcpStatus(world.url, r3answer.body.access_token as string)).toBe(401);
     expect(await mcpStatus(world.url, t0.access_token)).toBe(401);
     expect((await refreshWith(world, r3answer.body.refresh_token as string)).body.error).toBe("invalid_grant");
-    expect(await logged(`WARNING oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked client_id=${STATIC_ID}`)).toBe(true);
+    expect(
+      await logged(
+        `WARNING oauth: a superseded refresh token was used again; its grant and every token issued from it were revoked client_id=${STATIC_ID}`,
+      ),
+    ).toBe(true);
   });
 
   test("a spent token presented by another client revokes nothing", async () => {
     const t0 = await staticTokens(world);
     const r2 = (await refreshWith(world, t0.refresh_token)).body.refresh_token as string;
     const r3 = await refreshWith(world, r2);
-    const foreign = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: t0.refresh_token, client_id: "hmcp_client_someone_else" });
+    const foreign = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token: t0.refresh_token,
+      client_id: "hmcp_client_someone_else",
+    });
     expect(foreign.status).not.toBe(200);
     expect(await mcpStatus(world.url, r3.body.access_token as string)).toBe(200);
   });
 
   test("a foreign resource on refresh is invalid_target; asking for other scopes still grants hermes", async () => {
     const { refresh_token } = await staticTokens(world);
-    const foreign = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token, client_id: STATIC_ID, client_secret: world.staticSecret, resource: "https://other.example/mcp" });
+    const foreign = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token,
+      client_id: STATIC_ID,
+      client_secret: world.staticSecret,
+      resource: "https://other.example/mcp",
+    });
     expect(foreign.body.error).toBe("invalid_target");
-    const scoped = await tokenRequest(world.url, { grant_type: "refresh_token", refresh_token, client_id: STATIC_ID, client_secret: world.staticSecret, scope: "admin everything" });
+    const scoped = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token,
+      client_id: STATIC_ID,
+      client_secret: world.staticSecret,
+      scope: "admin everything",
+    });
     expect(scoped.status).toBe(200);
     expect(scoped.body.scope).toBe("hermes");
   });
@@ -222,7 +292,12 @@ describe("bearer use and revocation", () => {
     const { access_token } = await staticTokens(world);
     const response = await fetch(`${world.url}/mcp`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${access_token}`, Origin: "https://evil.example", "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      headers: {
+        Authorization: `Bearer ${access_token}`,
+        Origin: "https://evil.example",
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(response.status).toBe(403);
@@ -239,7 +314,12 @@ describe("bearer use and revocation", () => {
   test("RFC 7009: revoking a refresh token ends its grant; revoking an access token ends only it; foreign tokens are untouched", async () => {
     const first = await staticTokens(world);
     const second = await staticTokens(world);
-    const revokeAccess = await tokenRequest(world.url, { token: first.access_token, token_type_hint: "access_token", client_id: STATIC_ID, client_secret: world.staticSecret }, undefined, "/revoke");
+    const revokeAccess = await tokenRequest(
+      world.url,
+      { token: first.access_token, token_type_hint: "access_token", client_id: STATIC_ID, client_secret: world.staticSecret },
+      undefined,
+      "/revoke",
+    );
     expect(revokeAccess.status).toBe(200);
     expect(await mcpStatus(world.url, first.access_token)).toBe(401);
     expect((await refreshWith(world, first.refresh_token)).status).toBe(200);
@@ -249,7 +329,19 @@ describe("bearer use and revocation", () => {
     expect(await mcpStatus(world.url, second.access_token)).toBe(401);
     expect((await refreshWith(world, second.refresh_token)).body.error).toBe("invalid_grant");
 
-    expect((await tokenRequest(world.url, { token: "hmcp_rt_unknown", client_id: STATIC_ID, client_secret: world.staticSecret }, undefined, "/revoke")).status).toBe(200);
-    expect((await tokenRequest(world.url, { token: first.refresh_token, client_id: STATIC_ID, client_secret: "wrong" }, undefined, "/revoke")).status).toBe(401);
+    expect(
+      (
+        await tokenRequest(
+          world.url,
+          { token: "hmcp_rt_unknown", client_id: STATIC_ID, client_secret: world.staticSecret },
+          undefined,
+          "/revoke",
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await tokenRequest(world.url, { token: first.refresh_token, client_id: STATIC_ID, client_secret: "wrong" }, undefined, "/revoke"))
+        .status,
+    ).toBe(401);
   });
 });

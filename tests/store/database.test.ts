@@ -54,7 +54,14 @@ describe("openDatabase", () => {
 
 describe("JobStore", () => {
   const newStore = () => openStore(join(tempDir(), "hermes-mcp.db"));
-  const job = (id: string, createdAt = 1000) => ({ id, principal: "p", mode: "async" as const, promptChars: 5, sessionLabel: null, createdAt });
+  const job = (id: string, createdAt = 1000) => ({
+    id,
+    principal: "p",
+    mode: "async" as const,
+    promptChars: 5,
+    sessionLabel: null,
+    createdAt,
+  });
 
   test("only an active job can end, and the first ending wins", () => {
     const store = newStore();

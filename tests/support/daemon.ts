@@ -51,7 +51,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(args: string[], options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string },
+): Promise<CliResult> {
   const proc = Bun.spawn([process.execPath, CLI, ...args], {
     cwd: options.cwd ?? options.home,
     env: baseEnv(options.home, options.env),

@@ -252,7 +252,14 @@ const TOOLS = [
   { tool: "terminal", emoji: "💻", label: (i: number) => `terminal: ls -la /tmp/${i}` },
 ] as const;
 
-function envelope(status: number, message: string, type: string, code: string | null, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}): Response {
+function envelope(
+  status: number,
+  message: string,
+  type: string,
+  code: string | null,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+): Response {
   return Response.json({ error: { message, type, param: null, code }, ...extra }, { status, headers });
 }
 
@@ -279,7 +286,9 @@ function lastMessageText(body: unknown): string | null {
   const content = (last as { content?: unknown }).content;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    const parts = content.map((part: unknown) => (typeof part === "object" && part !== null ? (part as { text?: unknown }).text : undefined));
+    const parts = content.map((part: unknown) =>
+      typeof part === "object" && part !== null ? (part as { text?: unknown }).text : undefined,
+    );
     if (parts.every((part) => typeof part === "string")) return parts.join("");
   }
   return null;
@@ -297,11 +306,19 @@ function usageFor(prompt: string, answer: string): { prompt_tokens: number; comp
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
-const TRUNCATED = { completed: false, partial: true, failed: false, error: "Output truncated: the model hit its output limit", error_code: "output_truncated" };
+const TRUNCATED = {
+  completed: false,
+  partial: true,
+  failed: false,
+  error: "Output truncated: the model hit its output limit",
+  error_code: "output_truncated",
+};
 
 /** The `hermes` facts of an incomplete run: truncated ([[partial]]) or failed, with any hostile overrides. */
 function incompleteFacts(d: Directives): Record<string, unknown> {
-  const facts: Record<string, unknown> = d.partial ? { ...TRUNCATED } : { completed: false, partial: false, failed: true, error: "the run failed" };
+  const facts: Record<string, unknown> = d.partial
+    ? { ...TRUNCATED }
+    : { completed: false, partial: false, failed: true, error: "the run failed" };
   if (d.hermesError !== null) facts.error = d.hermesError;
   if (d.errorCode !== null) facts.error_code = d.errorCode;
   return facts;
@@ -439,7 +456,11 @@ class FakeGatewayServer implements FakeGateway {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`fake gateway: timed out after ${timeoutMs} ms waiting for ${what} (active=${this.active}, disconnects=${this.disconnectCount}, requests=${this.requests.length})`));
+        reject(
+          new Error(
+            `fake gateway: timed out after ${timeoutMs} ms waiting for ${what} (active=${this.active}, disconnects=${this.disconnectCount}, requests=${this.requests.length})`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.set(check, { timer, reject });
     });
@@ -560,7 +581,8 @@ class FakeGatewayServer implements FakeGateway {
 
   private async chat(req: Request, record: RecordedRequest): Promise<Response> {
     const raw = await req.text();
-    if (raw.length > MAX_BODY_BYTES) return envelope(413, "Request body too large (limit 10 MB)", "invalid_request_error", "body_too_large");
+    if (raw.length > MAX_BODY_BYTES)
+      return envelope(413, "Request body too large (limit 10 MB)", "invalid_request_error", "body_too_large");
     let body: unknown;
     try {
       body = JSON.parse(raw) as unknown;
@@ -572,8 +594,15 @@ class FakeGatewayServer implements FakeGateway {
     record.prompt = prompt;
     const stream = typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
     record.stream = stream;
-    if (prompt === null) return envelope(400, "messages must end with a user message with text content", "invalid_request_error", "invalid_messages");
-    if (prompt.length > MAX_TEXT_PART) return envelope(400, `Text part too long (${prompt.length} > ${MAX_TEXT_PART} characters)`, "invalid_request_error", "content_too_long");
+    if (prompt === null)
+      return envelope(400, "messages must end with a user message with text content", "invalid_request_error", "invalid_messages");
+    if (prompt.length > MAX_TEXT_PART)
+      return envelope(
+        400,
+        `Text part too long (${prompt.length} > ${MAX_TEXT_PART} characters)`,
+        "invalid_request_error",
+        "content_too_long",
+      );
     if (record.sessionIdSent !== null && badSessionId(record.sessionIdSent)) {
       return envelope(400, `Invalid session id: ${record.sessionIdSent}`, "invalid_request_error", "invalid_session_id");
     }
@@ -588,12 +617,14 @@ class FakeGatewayServer implements FakeGateway {
       if (d.failTimes === null || seen <= d.failTimes) return this.failure(d, prompt);
     }
     if (this.turns.size >= this.maxConcurrentRuns) {
-      return envelope(429, `Too many concurrent runs (max ${this.maxConcurrentRuns})`, "rate_limit_error", "rate_limit_exceeded", { "Retry-After": "1" });
+      return envelope(429, `Too many concurrent runs (max ${this.maxConcurrentRuns})`, "rate_limit_error", "rate_limit_exceeded", {
+        "Retry-After": "1",
+      });
     }
 
     const sessionId = d.session ?? (d.rotate ? `api-${randomHex(8)}` : (record.sessionIdSent ?? derivedSessionId(prompt)));
     record.sessionIdReturned = sessionId;
-    const model = typeof (body as { model?: unknown }).model === "string" ? ((body as { model: string }).model) : "hermes-agent";
+    const model = typeof (body as { model?: unknown }).model === "string" ? (body as { model: string }).model : "hermes-agent";
     const turn = this.openTurn(record);
     req.signal.addEventListener("abort", () => turn.end("disconnected"), { once: true });
 
@@ -603,7 +634,8 @@ class FakeGatewayServer implements FakeGateway {
       return new Response(null, { status: 499 });
     }
     const answer = `echo: ${stripDirectives(prompt)}`;
-    if (d.malformed === "body" || d.malformed === "json" || (d.malformed === "sse" && (!stream || d.json))) return await this.garbage(turn, d, sessionId);
+    if (d.malformed === "body" || d.malformed === "json" || (d.malformed === "sse" && (!stream || d.json)))
+      return await this.garbage(turn, d, sessionId);
     if (!stream || d.json) return await this.completion(turn, d, { prompt, answer, sessionId, model });
     return this.streamed(turn, d, { prompt, answer, sessionId, model });
   }
@@ -628,9 +660,22 @@ class FakeGatewayServer implements FakeGateway {
       case 503:
         return envelope(503, "Gateway is draining; retry shortly", "server_error", d.code ?? "gateway_draining", retry);
       case 502:
-        return envelope(502, `The agent produced no response for: ${prompt}`, "server_error", d.code ?? "agent_incomplete", {}, {
-          hermes: { completed: false, partial: false, failed: true, error: d.hermesError ?? "provider returned an empty response (secret-detail)", error_code: d.errorCode ?? "agent_error" },
-        });
+        return envelope(
+          502,
+          `The agent produced no response for: ${prompt}`,
+          "server_error",
+          d.code ?? "agent_incomplete",
+          {},
+          {
+            hermes: {
+              completed: false,
+              partial: false,
+              failed: true,
+              error: d.hermesError ?? "provider returned an empty response (secret-detail)",
+              error_code: d.errorCode ?? "agent_error",
+            },
+          },
+        );
       case 413:
         return envelope(413, "Request body too large (limit 10 MB)", "invalid_request_error", d.code ?? "body_too_large");
       case 400:
@@ -652,13 +697,20 @@ class FakeGatewayServer implements FakeGateway {
     turn.end("completed");
     const headers = { [SESSION_HEADER]: sessionId };
     if (d.malformed === "body") {
-      return new Response("<html><body>502 Bad Gateway (secret-detail)</body></html>", { status: 200, headers: { ...headers, "Content-Type": "text/html" } });
+      return new Response("<html><body>502 Bad Gateway (secret-detail)</body></html>", {
+        status: 200,
+        headers: { ...headers, "Content-Type": "text/html" },
+      });
     }
     return Response.json({ object: "chat.completion", choices: "secret-detail" }, { headers });
   }
 
   /** The non-streaming answer (stream false, or [[json]]). */
-  private async completion(turn: Turn, d: Directives, a: { prompt: string; answer: string; sessionId: string; model: string }): Promise<Response> {
+  private async completion(
+    turn: Turn,
+    d: Directives,
+    a: { prompt: string; answer: string; sessionId: string; model: string },
+  ): Promise<Response> {
     if (!(await turn.sleep(d.delayMs))) return new Response(null, { status: 499 });
     turn.end("completed");
     const headers: Record<string, string> = { [SESSION_HEADER]: a.sessionId };
@@ -666,7 +718,11 @@ class FakeGatewayServer implements FakeGateway {
     if (d.partial || finishReasonOf(d) !== "stop") {
       const content = d.partial ? a.answer.slice(0, Math.ceil(a.answer.length / 2)) : a.answer;
       const hermes = incompleteFacts(d);
-      Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Partial": String(d.partial), "X-Hermes-Error": String(hermes.error) });
+      Object.assign(headers, {
+        "X-Hermes-Completed": "false",
+        "X-Hermes-Partial": String(d.partial),
+        "X-Hermes-Error": String(hermes.error),
+      });
       return Response.json(
         {
           ...base,
@@ -679,7 +735,11 @@ class FakeGatewayServer implements FakeGateway {
     }
     if (d.notCompleted) Object.assign(headers, { "X-Hermes-Completed": "false", "X-Hermes-Error": d.hermesError ?? "run interrupted" });
     return Response.json(
-      { ...base, choices: [{ index: 0, message: { role: "assistant", content: a.answer }, finish_reason: "stop" }], usage: usageFor(a.prompt, a.answer) },
+      {
+        ...base,
+        choices: [{ index: 0, message: { role: "assistant", content: a.answer }, finish_reason: "stop" }],
+        usage: usageFor(a.prompt, a.answer),
+      },
       { headers },
     );
   }
@@ -707,7 +767,12 @@ class FakeGatewayServer implements FakeGateway {
         return false;
       }
     };
-    const base = { id: `chatcmpl-${randomHex(12)}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: a.model };
+    const base = {
+      id: `chatcmpl-${randomHex(12)}`,
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model: a.model,
+    };
     const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}): string =>
       `data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }], ...extra })}\n\n`;
     const tool = (payload: Record<string, unknown>): string => `event: hermes.tool.progress\ndata: ${JSON.stringify(payload)}\n\n`;
@@ -729,14 +794,22 @@ class FakeGatewayServer implements FakeGateway {
       if (d.oddTools) {
         write(tool({ status: "running", label: "no tool name" }));
         write("event: hermes.tool.progress\ndata: {not json\n\n");
-        write("event: hermes.other\ndata: {\"x\":1}\n\n");
-        write(tool({ tool: "odd_tool", status: "running", emoji: "🧪", label: "odd", toolCallId: "call_odd", args: { q: 1 }, extra: true }));
+        write('event: hermes.other\ndata: {"x":1}\n\n');
+        write(
+          tool({ tool: "odd_tool", status: "running", emoji: "🧪", label: "odd", toolCallId: "call_odd", args: { q: 1 }, extra: true }),
+        );
       }
       for (let i = 1; i <= d.tools; i++) {
         const t = TOOLS[(i - 1) % TOOLS.length] as (typeof TOOLS)[number];
         const name = d.tool.name ?? t.tool;
         const callId = d.tool.callId ?? `call_${i}`;
-        const running = { tool: name, emoji: d.tool.emoji ?? t.emoji, label: d.tool.label ?? t.label(i), toolCallId: callId, status: d.tool.status ?? "running" };
+        const running = {
+          tool: name,
+          emoji: d.tool.emoji ?? t.emoji,
+          label: d.tool.label ?? t.label(i),
+          toolCallId: callId,
+          status: d.tool.status ?? "running",
+        };
         if (!write(tool(running))) return;
         if (!(await turn.sleep(d.stepMs))) return;
         if (!write(tool({ tool: name, toolCallId: callId, status: "completed" }))) return;

@@ -31,12 +31,15 @@ export function startIdleProxy(targetPort: number, idleMs: number): IdleProxy {
       open(client) {
         const pair: Pair = { upstream: null, client, pending: [], lastByte: Date.now(), timer: setInterval(() => {}, 1 << 30) };
         clearInterval(pair.timer);
-        pair.timer = setInterval(() => {
-          if (Date.now() - pair.lastByte >= idleMs) {
-            state.cuts += 1;
-            close(pair);
-          }
-        }, Math.max(20, Math.floor(idleMs / 10)));
+        pair.timer = setInterval(
+          () => {
+            if (Date.now() - pair.lastByte >= idleMs) {
+              state.cuts += 1;
+              close(pair);
+            }
+          },
+          Math.max(20, Math.floor(idleMs / 10)),
+        );
         client.data = pair;
         void Bun.connect<Pair>({
           hostname: "127.0.0.1",

@@ -7,7 +7,10 @@ export async function connectClient(baseUrl: string, token: string, era: Era = "
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
-  const client = new Client({ name: "hermes-mcp-tests", version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: "auto" } } : undefined);
+  const client = new Client(
+    { name: "hermes-mcp-tests", version: "1.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: "auto" } } : undefined,
+  );
   await client.connect(transport);
   return client;
 }

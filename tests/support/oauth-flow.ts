@@ -38,7 +38,13 @@ export async function startOAuthWorld(options: { env?: Record<string, string>; p
   const gateway = await startFakeGateway();
   const home = makeHome();
   const staticSecret = randomBytes(32).toString("base64url");
-  const env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, OAUTH_CLIENT_ID: STATIC_ID, OAUTH_CLIENT_SECRET: staticSecret, ...options.env };
+  const env = {
+    HERMES_API_KEY: FAKE_GATEWAY_KEY,
+    HERMES_API_URL: gateway.url,
+    OAUTH_CLIENT_ID: STATIC_ID,
+    OAUTH_CLIENT_SECRET: staticSecret,
+    ...options.env,
+  };
   if (options.password) await setPassword(home, env);
   const world: OAuthWorld = {
     gateway,
@@ -70,7 +76,11 @@ export function authorizeUrl(base: string, params: Record<string, string | undef
 }
 
 /** GET /authorize without following redirects. */
-export function authorize(base: string, params: Record<string, string | undefined>, headers: Record<string, string> = {}): Promise<Response> {
+export function authorize(
+  base: string,
+  params: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(authorizeUrl(base, params), { redirect: "manual", headers });
 }
 
@@ -88,9 +98,15 @@ export interface TokenAnswer {
   body: Record<string, unknown>;
 }
 
-export async function tokenRequest(base: string, params: Record<string, string>, basic?: [string, string], path = "/token"): Promise<TokenAnswer> {
+export async function tokenRequest(
+  base: string,
+  params: Record<string, string>,
+  basic?: [string, string],
+  path = "/token",
+): Promise<TokenAnswer> {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
-  if (basic) headers.Authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic[0])}:${encodeURIComponent(basic[1])}`).toString("base64")}`;
+  if (basic)
+    headers.Authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic[0])}:${encodeURIComponent(basic[1])}`).toString("base64")}`;
   const response = await fetch(`${base}${path}`, { method: "POST", headers, body: new URLSearchParams(params) });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
@@ -128,7 +144,12 @@ export async function staticTokens(world: OAuthWorld): Promise<{ access_token: s
 }
 
 export function refreshWith(world: OAuthWorld, refreshToken: string): Promise<TokenAnswer> {
-  return tokenRequest(world.url, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: STATIC_ID, client_secret: world.staticSecret });
+  return tokenRequest(world.url, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: STATIC_ID,
+    client_secret: world.staticSecret,
+  });
 }
 
 /** What /register answers for a client (RFC 7591 §3.2.1); client_secret only for confidential clients. */
@@ -149,7 +170,11 @@ export async function registerOk(base: string, metadata: unknown): Promise<Regis
 }
 
 export function registerClient(base: string, metadata: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${base}/register`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(metadata) });
+  return fetch(`${base}/register`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(metadata),
+  });
 }
 
 /** Status of an authenticated tools/list on /mcp. */
@@ -179,7 +204,13 @@ export async function consentPage(base: string, params: Record<string, string | 
 }
 
 /** POSTs the consent form as the page would (same-origin), without following the redirect. */
-export function submitConsent(base: string, form: { req: string; csrf: string }, password: string, action: "approve" | "deny", headers: Record<string, string> = {}): Promise<Response> {
+export function submitConsent(
+  base: string,
+  form: { req: string; csrf: string },
+  password: string,
+  action: "approve" | "deny",
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${base}/authorize`, {
     method: "POST",
     redirect: "manual",

@@ -1,5 +1,11 @@
 // Test harness: an OAuthClientProvider for the MCP SDK's real OAuth client that catches the authorization redirect instead of opening a browser.
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
 
 export class CapturingProvider implements OAuthClientProvider {
   private verifier?: string;
