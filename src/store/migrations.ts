@@ -161,4 +161,10 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE m4_access;
   DROP TABLE m4_refresh;
   `,
+  // 5: what a personal token may do beyond the job tools (messaging: off, read, send — issue 12), and how long a job
+  //    created as an MCP task is kept after it ends (its requested ttl, within the retention — issue 13).
+  `
+  ALTER TABLE personal_tokens ADD COLUMN messaging TEXT NOT NULL DEFAULT 'off' CHECK (messaging IN ('off', 'read', 'send'));
+  ALTER TABLE jobs ADD COLUMN task_ttl_ms INTEGER;
+  `,
 ];
