@@ -26,11 +26,11 @@ export interface RunningDaemon {
 const IDLE_TIMEOUT_SECONDS = 120;
 
 export function startDaemon(loaded: LoadedConfig, log: Logger): RunningDaemon {
+  // One daemon per database, before anything is read, changed or said: a second `serve` must not fail the first one's
+  // live jobs, nor log that it serves.
+  const lock = acquireDaemonLock(loaded.config.dbPath, loaded.config.bind.host);
   for (const note of loaded.notes) log.info(note);
   for (const warning of loaded.warnings) log.warn(warning);
-
-  // One daemon per database, before anything is read or changed: a second `serve` must not fail the first one's live jobs.
-  const lock = acquireDaemonLock(loaded.config.dbPath, loaded.config.bind.host);
   let store: Store | null = null;
   let server: Server<undefined> | null = null;
   try {

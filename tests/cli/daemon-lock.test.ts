@@ -54,6 +54,8 @@ describe("one daemon per database", () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`hermes-mcp is already running on this database (pid ${first.proc.pid}, port ${first.port})`);
       expect(second.stderr).toContain("Nothing was changed");
+      // It says nothing about serving: the lock is taken before any start-up note.
+      expect(second.stderr).not.toContain("serving as");
 
       const view = await checkJob(first, token, job, 20);
       expect(view.status).toBe("completed");
