@@ -43,8 +43,8 @@ export interface SubmitRequest {
   prompt: string;
   sessionLabel: string | null;
   mode: "sync" | "async";
-  /** Set when the job is created as an MCP task: the ttl the client asked for (clamped by `grantTaskTtl`). */
-  taskTtlMs?: number | null;
+  /** Set when the job is created as an MCP task, with the ttl the client asked for (null: none; see `grantTaskTtl`). */
+  task?: { ttlMs: number | null };
 }
 
 /** The shortest task ttl granted: a finished answer stays at least this long, so a client has time to fetch it. */
@@ -131,7 +131,7 @@ export class JobService {
       sessionLabel: request.sessionLabel,
       createdAt,
       startedAt: startsNow ? createdAt : undefined,
-      taskTtlMs: request.taskTtlMs === undefined || request.taskTtlMs === null ? null : this.grantTaskTtl(request.taskTtlMs),
+      taskTtlMs: request.task ? this.grantTaskTtl(request.task.ttlMs ?? this.options.limits.retentionMs) : null,
     });
     this.live.set(id, {
       controller: new AbortController(),
@@ -152,6 +152,7 @@ export class JobService {
       prompt_chars: request.prompt.length,
       session: request.sessionLabel,
       queued: admission === "queued",
+      task: request.task !== undefined,
     });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
     if (startsNow) this.begin(id, true);

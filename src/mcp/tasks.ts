@@ -1,8 +1,7 @@
 // MCP tasks (2025-11-25) over durable jobs: tasks/get, tasks/result, tasks/list and tasks/cancel as request handlers on the per-request SDK server, each seeing only the caller's jobs.
 import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext, type Task } from "@modelcontextprotocol/server";
-import type { JobView } from "../jobs/view.ts";
-import type { JobSummary } from "../store/jobs.ts";
-import { jobView } from "../jobs/view.ts";
+import { jobView, type JobView } from "../jobs/view.ts";
+import { isActiveStatus, type JobSummary } from "../store/jobs.ts";
 import { callChannel } from "./channel.ts";
 import type { ToolDeps } from "./deps.ts";
 import {
@@ -69,10 +68,10 @@ async function taskResult(deps: ToolDeps, taskId: string, principal: string, ctx
 function listTasks(deps: ToolDeps, principal: string, cursor: string | undefined): { tasks: Task[]; nextCursor?: string } {
   const rows = deps.jobs.page(principal, cursor === undefined ? null : parseCursor(cursor), TASKS_PAGE_SIZE + 1);
   const page = rows.slice(0, TASKS_PAGE_SIZE);
+  // An active task's view carries live progress (a few reads at most); an ended one's is its summary (no answer read).
   const viewOf = (row: JobSummary): JobView =>
-    row.status === "pending" || row.status === "running"
-      ? (deps.jobs.inspect(row.id, principal)?.view ?? jobView({ ...row, result: null, partial: null }))
-      : jobView({ ...row, result: null, partial: null });
+    (isActiveStatus(row.status) ? deps.jobs.inspect(row.id, principal)?.view : undefined) ??
+    jobView({ ...row, result: null, partial: null });
   const tasks = page.map((row) => taskOf(row, viewOf(row), deps.jobs.retentionMs));
   const last = page.at(-1);
   return rows.length > TASKS_PAGE_SIZE && last ? { tasks, nextCursor: cursorAfter(last) } : { tasks };

@@ -103,7 +103,7 @@ export const TOOLS: readonly Tool[] = [
     waits: (_deps, args) => !args.async_mode,
     run: (deps, args, call) => (args.async_mode ? askAsync(deps.jobs, args, call.principal) : syncAsk(deps, call, args)),
     // A task is an async job whatever async_mode says: the call answers at once, the job runs under the job timeout.
-    startTask: (deps, args, principal, ttlMs) => startJob(deps.jobs, { ...args, async_mode: true }, principal, ttlMs),
+    startTask: (deps, args, principal, ttlMs) => startJob(deps.jobs, { ...args, async_mode: true }, principal, { ttlMs }),
   }),
   defineTool({
     name: "hermes_check",

@@ -46,8 +46,9 @@ function setup() {
   return { store, jobs, gateway, clock };
 }
 
-const task = (jobs: JobService, taskTtlMs: number | null, principal = "pat:alice") =>
-  jobs.submit({ principal, prompt: "p", sessionLabel: null, mode: "async", taskTtlMs });
+/** A task asking for `ttlMs` (null: none); `undefined` submits an ordinary job. */
+const task = (jobs: JobService, ttlMs: number | null | undefined, principal = "pat:alice") =>
+  jobs.submit({ principal, prompt: "p", sessionLabel: null, mode: "async", ...(ttlMs === undefined ? {} : { task: { ttlMs } }) });
 
 describe("a task's ttl", () => {
   test("is granted within bounds: never under a minute, never past the retention; stored on the job", () => {
@@ -56,14 +57,16 @@ describe("a task's ttl", () => {
     expect(jobs.grantTaskTtl(2 * HOUR)).toBe(2 * HOUR);
     expect(jobs.grantTaskTtl(1000 * HOUR)).toBe(24 * HOUR);
     expect(task(jobs, 2 * HOUR).task_ttl_ms).toBe(2 * HOUR);
-    expect(task(jobs, null).task_ttl_ms).toBeNull();
+    // A task that asks for no ttl gets the retention; an ordinary job has none of its own.
+    expect(task(jobs, null).task_ttl_ms).toBe(24 * HOUR);
+    expect(task(jobs, undefined).task_ttl_ms).toBeNull();
   });
 
   test("reaping honours it: a finished task past its ttl goes, an active one stays until it ends, ordinary jobs keep the retention", async () => {
     const { jobs, gateway, clock } = setup();
     const short = task(jobs, 2 * MIN_TASK_TTL_MS);
     const active = task(jobs, MIN_TASK_TTL_MS);
-    const ordinary = task(jobs, null);
+    const ordinary = task(jobs, undefined);
     for (const i of [0, 2]) gateway.calls[i]?.resolve({ text: "done", sessionId: null, finishReason: "stop" });
     await jobs.waitForEnd(short.id, null, 1000);
     await jobs.waitForEnd(ordinary.id, null, 1000);
