@@ -89,13 +89,32 @@ function cancelTask(deps: ToolDeps, taskId: string, principal: string): Task {
   return findTask(deps, taskId, principal);
 }
 
+/** Runs a handler so that an unexpected failure becomes one fixed -32603 (details go to the log, never to the client). */
+async function guarded<T>(deps: ToolDeps, method: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    deps.log.error("task request failed", { method, error: (error as Error).message });
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "internal error in hermes-mcp; see its log");
+  }
+}
+
 /** Adds the tasks/* methods to one request's server; `principal` is who the request's token belongs to. */
 export function registerTaskHandlers(server: McpServer, deps: ToolDeps, principal: string): void {
   // The SDK carries the 2025-11-25 task vocabulary as wire types only, with no runtime: these are its custom-method
   // handlers (params validated by our schemas), so its framing, errors, SSE and keep-alives still apply.
   const low = server.server;
-  low.setRequestHandler("tasks/get", { params: TaskIdParams }, ({ taskId }) => findTask(deps, taskId, principal));
-  low.setRequestHandler("tasks/result", { params: TaskIdParams }, ({ taskId }, ctx) => taskResult(deps, taskId, principal, ctx));
-  low.setRequestHandler("tasks/list", { params: ListTasksParams }, ({ cursor }) => listTasks(deps, principal, cursor));
-  low.setRequestHandler("tasks/cancel", { params: TaskIdParams }, ({ taskId }) => cancelTask(deps, taskId, principal));
+  low.setRequestHandler("tasks/get", { params: TaskIdParams }, ({ taskId }) =>
+    guarded(deps, "tasks/get", () => findTask(deps, taskId, principal)),
+  );
+  low.setRequestHandler("tasks/result", { params: TaskIdParams }, ({ taskId }, ctx) =>
+    guarded(deps, "tasks/result", () => taskResult(deps, taskId, principal, ctx)),
+  );
+  low.setRequestHandler("tasks/list", { params: ListTasksParams }, ({ cursor }) =>
+    guarded(deps, "tasks/list", () => listTasks(deps, principal, cursor)),
+  );
+  low.setRequestHandler("tasks/cancel", { params: TaskIdParams }, ({ taskId }) =>
+    guarded(deps, "tasks/cancel", () => cancelTask(deps, taskId, principal)),
+  );
 }
