@@ -59,6 +59,15 @@ describe("README", () => {
     expect(quickstart.indexOf("mint-client --write")).toBeLessThan(quickstart.indexOf(">> ~/.config/hermes-mcp/env"));
   });
 
+  test("explains tasks beside hermes_check and hermes_cancel, and how job statuses map onto task statuses", () => {
+    const tools = readme.slice(readme.indexOf("## The tools"), readme.indexOf("## Connecting clients"));
+    for (const text of ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel", "taskSupport", "ttl", "pollInterval", "nextCursor"]) {
+      expect(tools).toContain(text);
+    }
+    expect(tools).toContain("| `pending`, `running` | `working`");
+    expect(tools).toContain("its `taskId` is the `job_id`");
+  });
+
   test("the files it points at exist", () => {
     for (const path of [
       "packaging/systemd/hermes-mcp.service",

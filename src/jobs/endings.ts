@@ -1,5 +1,13 @@
 // Why a job stopped before finishing on its own, and the status and message each reason records.
-export const STOP_REASONS = ["cancelled", "owner_cancelled", "reset", "client_disconnected", "timeout", "shutdown"] as const;
+export const STOP_REASONS = [
+  "cancelled",
+  "task_cancelled",
+  "owner_cancelled",
+  "reset",
+  "client_disconnected",
+  "timeout",
+  "shutdown",
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export const isStopReason = (value: unknown): value is StopReason => (STOP_REASONS as readonly unknown[]).includes(value);
@@ -12,6 +20,8 @@ export function describeStop(reason: StopReason, timeoutSeconds: number): { stat
   switch (reason) {
     case "cancelled":
       return { status: "cancelled", error: `cancelled by hermes_cancel; ${INTERRUPTED}` };
+    case "task_cancelled":
+      return { status: "cancelled", error: `cancelled by tasks/cancel; ${INTERRUPTED}` };
     case "owner_cancelled":
       return { status: "cancelled", error: `cancelled by the owner of hermes-mcp (hermes-mcp jobs cancel); ${INTERRUPTED}` };
     case "reset":

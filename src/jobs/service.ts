@@ -1,7 +1,7 @@
 // Runs jobs end to end for their owners: admission, the gateway turn, live progress, every kind of stop, endings written and announced once, reaping, recovery.
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
-import { isActiveStatus, type JobRow } from "../store/jobs.ts";
+import { isActiveStatus, type JobPageCursor, type JobRow, type JobSummary } from "../store/jobs.ts";
 import { ensureRoom, type StoredJobCaps } from "./capacity.ts";
 import { describeStop, RESTART_ERROR, type StopReason } from "./endings.ts";
 import { JobEvents, type JobEvent, type JobListener } from "./events.ts";
@@ -43,7 +43,12 @@ export interface SubmitRequest {
   prompt: string;
   sessionLabel: string | null;
   mode: "sync" | "async";
+  /** Set when the job is created as an MCP task, with the ttl the client asked for (null: none; see `grantTaskTtl`). */
+  task?: { ttlMs: number | null };
 }
+
+/** The shortest task ttl granted: a finished answer stays at least this long, so a client has time to fetch it. */
+export const MIN_TASK_TTL_MS = 60_000;
 
 interface LiveJob {
   controller: AbortController;
@@ -94,9 +99,11 @@ export class JobService {
     return { recovered, reaped };
   }
 
-  /** Deletes terminal jobs older than the retention period. */
+  /** Deletes terminal jobs older than the retention period, and finished tasks whose ttl ran out. */
   reap(): number {
-    const reaped = this.options.store.jobs.reapFinishedBefore(this.now() - this.options.limits.retentionMs);
+    const now = this.now();
+    const reaped =
+      this.options.store.jobs.reapFinishedBefore(now - this.options.limits.retentionMs) + this.options.store.jobs.reapExpiredTasks(now);
     if (reaped > 0) this.options.log.info("expired jobs reaped", { count: reaped });
     return reaped;
   }
@@ -124,6 +131,7 @@ export class JobService {
       sessionLabel: request.sessionLabel,
       createdAt,
       startedAt: startsNow ? createdAt : undefined,
+      taskTtlMs: request.task ? this.grantTaskTtl(request.task.ttlMs ?? this.options.limits.retentionMs) : null,
     });
     this.live.set(id, {
       controller: new AbortController(),
@@ -144,10 +152,36 @@ export class JobService {
       prompt_chars: request.prompt.length,
       session: request.sessionLabel,
       queued: admission === "queued",
+      task: request.task !== undefined,
     });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
     if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
+  }
+
+  /**
+   * The ttl a task gets for the one it asked for (MCP tasks: a receiver may override it): never past the daemon's
+   * retention, never under MIN_TASK_TTL_MS (or the retention, when that is shorter).
+   */
+  grantTaskTtl(requestedMs: number): number {
+    const { retentionMs } = this.options.limits;
+    return Math.round(Math.min(retentionMs, Math.max(requestedMs, MIN_TASK_TTL_MS)));
+  }
+
+  /** How long a job is kept after it ends (what a task without its own ttl is promised, counted from its creation). */
+  get retentionMs(): number {
+    return this.options.limits.retentionMs;
+  }
+
+  /** The owner's job with its stored row (timestamps, ttl) and its view (live progress); null when the owner cannot see it. */
+  inspect(id: string, owner: string): { row: JobRow; view: JobView } | null {
+    const row = this.options.store.jobs.get(id, owner);
+    return row ? { row, view: this.viewOf(id, row) } : null;
+  }
+
+  /** One page of the owner's own jobs, newest first, without answers. */
+  page(owner: string, after: JobPageCursor | null, limit: number): JobSummary[] {
+    return this.options.store.jobs.pageOwned(owner, after, limit);
   }
 
   /** The job as hermes_check shows it, with live progress while it is active; "unknown" when `owner` cannot see it. */

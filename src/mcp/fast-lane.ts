@@ -60,6 +60,12 @@ export function sseResult(id: string | number, result: unknown): Response {
   return new Response(resultEvent(id, result), { headers: SSE_HEADERS });
 }
 
+/** A JSON-RPC error as one SSE event, shaped as the SDK sends its own. */
+export function sseError(id: string | number, code: number, message: string): Response {
+  const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n\n`;
+  return new Response(event, { headers: SSE_HEADERS });
+}
+
 /**
  * An SSE answer for a call that may report progress while `work` runs. Until the first notification there is nothing
  * to stream, so a call that finishes first gets the plain one-event answer (no chunked stream to set up and tear down);

@@ -5,18 +5,18 @@ import { JobRefusedError, type JobService } from "../jobs/service.ts";
 import { failure, structured } from "./results.ts";
 import { AskOutput, JobViewOutput, ResetOutput, type AskInput } from "./schemas.ts";
 
-/** Starts a job for hermes_ask; a refusal (queue or store full, no gateway key) becomes an error result. */
-export function startJob(
-  jobs: JobService,
-  args: z.output<typeof AskInput>,
-  principal: string,
-): { jobId: string } | { refused: CallToolResult } {
+/** A started job, or the error result that says why it was refused. */
+export type JobStart = { jobId: string } | { refused: CallToolResult };
+
+/** Starts a job for hermes_ask (as an MCP task when `task` is given); a refusal (queue or store full, no gateway key) becomes an error result. */
+export function startJob(jobs: JobService, args: z.output<typeof AskInput>, principal: string, task?: { ttlMs: number | null }): JobStart {
   try {
     const job = jobs.submit({
       principal,
       prompt: args.prompt,
       sessionLabel: args.session_id ?? null,
       mode: args.async_mode ? "async" : "sync",
+      task,
     });
     return { jobId: job.id };
   } catch (error) {

@@ -5,15 +5,24 @@ import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { fastCallOf, sseResult } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
+import { taskToolCall } from "./task-calls.ts";
+import { registerTaskHandlers, TASKS_CAPABILITY } from "./tasks.ts";
 import { registerTools } from "./tools.ts";
 
-/** One server instance for one request; `principal` is who the request's token belongs to. */
-export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
+/**
+ * One server instance for one request; `principal` is who the request's token belongs to. MCP tasks exist only in
+ * the 2025-era protocol (2026-07-28 removed them from core), so only a legacy instance declares and serves them.
+ */
+export function createMcpServer(deps: ToolDeps, principal: string, era: "legacy" | "modern" = "legacy"): McpServer {
   const server = new McpServer(
     { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
-    { capabilities: { logging: {}, tools: {} }, instructions: SERVER_INSTRUCTIONS },
+    {
+      capabilities: { logging: {}, tools: {}, ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : {}) },
+      instructions: SERVER_INSTRUCTIONS,
+    },
   );
   registerTools(server, deps, principal);
+  if (era === "legacy") registerTaskHandlers(server, deps, principal);
   // Stateless serving answers each POST with a fresh instance, so the SDK's own per-instance cancel bookkeeping never
   // sees the request a cancel names; route it through the registry instead (MCP basic/utilities/cancellation).
   server.server.setNotificationHandler("notifications/cancelled", (notification) => {
@@ -38,7 +47,7 @@ export interface EndpointOptions {
 }
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo)), {
+  const sdk = createMcpHandler(({ authInfo, era }) => createMcpServer(deps, principalOf(authInfo), era), {
     legacy: "stateless",
     // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",
@@ -73,7 +82,12 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
         // Let the SDK word the parse error.
         return sdk.fetch(new Request(request.url, { method: "POST", headers: request.headers, body: text }), { authInfo });
       }
-      const call = options.fastLane === false ? null : fastCallOf(request.headers, body);
+      const wellFormed = fastCallOf(request.headers, body);
+      // A task-augmented call is answered here whichever lane is on: the SDK cannot answer it with a task.
+      if (wellFormed?.method === "tools/call" && wellFormed.params.task !== undefined) {
+        return taskToolCall(deps, wellFormed, principalOf(authInfo)) ?? sdk.fetch(request, { authInfo, parsedBody: body });
+      }
+      const call = options.fastLane === false ? null : wellFormed;
       if (call?.method === "ping") return sseResult(call.id, {});
       if (call?.method === "tools/list" && call.params.cursor === undefined) return sseResult(call.id, await listTools(authInfo));
       if (call?.method === "tools/call") {

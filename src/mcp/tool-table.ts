@@ -1,10 +1,10 @@
 // The one table of tools: each declared once (name, description, input and output schema, annotations, handler); the SDK registration and the fast lane both read it.
-import type { CallToolResult, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { CallToolResult, StandardSchemaWithJSON, ToolAnnotations, ToolExecution } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { CallChannel } from "./channel.ts";
 import type { ToolDeps } from "./deps.ts";
 import { askDescription, CANCEL_DESCRIPTION, CHECK_DESCRIPTION, RESET_DESCRIPTION } from "./descriptions.ts";
-import { askAsync, cancelJob, checkNow, resetJobs } from "./instant.ts";
+import { askAsync, cancelJob, checkNow, resetJobs, startJob, type JobStart } from "./instant.ts";
 import { INTERNAL_FAILURE } from "./results.ts";
 import { withCachedJsonSchema } from "./schema-cache.ts";
 import { AskInput, AskOutput, CheckInput, JobIdInput, JobViewOutput, ResetInput, ResetOutput } from "./schemas.ts";
@@ -22,12 +22,16 @@ interface ToolSpec<In extends z.ZodType> {
   /** Whether this call may wait, so it is served as a stream that carries progress; otherwise it answers at once. */
   waits(deps: ToolDeps, args: z.output<In>): boolean;
   run(deps: ToolDeps, args: z.output<In>, call: CallChannel): ToolResult;
+  /** Starts the call as an MCP task (a durable job, answered at once); tools without it refuse task-augmented calls. */
+  startTask?(deps: ToolDeps, args: z.output<In>, principal: string, ttlMs: number | null): JobStart;
 }
 
 /** A tool with its arguments validated and its handler bound, ready to run in either path. */
 export interface PreparedCall {
   waits: boolean;
   run(call: CallChannel): ToolResult;
+  /** Present when the tool can run as a task. */
+  startTask?(principal: string, ttlMs: number | null): JobStart;
 }
 
 export interface Tool {
@@ -40,6 +44,8 @@ export interface Tool {
   /** The output schema itself (tests check fast-lane answers against it). */
   output: z.ZodType;
   annotations: ToolAnnotations;
+  /** MCP tasks (2025-11-25): `taskSupport: "optional"` for a tool that can run as a task, absent (forbidden) otherwise. */
+  execution?: ToolExecution;
   /** Runs the handler on arguments the SDK already validated against `inputSchema`. */
   handle(deps: ToolDeps, args: unknown, call: CallChannel): ToolResult;
   /** Validates raw arguments as the SDK would; null when they do not validate (the SDK alone words those errors). */
@@ -71,11 +77,17 @@ function defineTool<In extends z.ZodType>(spec: ToolSpec<In>): Tool {
     outputSchema: withCachedJsonSchema(spec.output) as StandardSchemaWithJSON<unknown, unknown>,
     output: spec.output,
     annotations: spec.annotations,
+    ...(spec.startTask ? { execution: { taskSupport: "optional" as const } } : {}),
     handle: (deps, args, channel) => call(deps, args as z.output<In>, channel),
     prepare(deps, rawArgs) {
       const parsed = spec.input.safeParse(rawArgs);
       if (!parsed.success) return null;
-      return { waits: spec.waits(deps, parsed.data), run: (channel) => call(deps, parsed.data, channel) };
+      const { startTask } = spec;
+      return {
+        waits: spec.waits(deps, parsed.data),
+        run: (channel) => call(deps, parsed.data, channel),
+        ...(startTask ? { startTask: (principal: string, ttlMs: number | null) => startTask(deps, parsed.data, principal, ttlMs) } : {}),
+      };
     },
   };
 }
@@ -90,6 +102,8 @@ export const TOOLS: readonly Tool[] = [
     annotations: { title: "Ask Hermes", readOnlyHint: false, openWorldHint: true },
     waits: (_deps, args) => !args.async_mode,
     run: (deps, args, call) => (args.async_mode ? askAsync(deps.jobs, args, call.principal) : syncAsk(deps, call, args)),
+    // A task is an async job whatever async_mode says: the call answers at once, the job runs under the job timeout.
+    startTask: (deps, args, principal, ttlMs) => startJob(deps.jobs, { ...args, async_mode: true }, principal, { ttlMs }),
   }),
   defineTool({
     name: "hermes_check",

@@ -17,7 +17,7 @@ function channelOf(ctx: ServerContext, deps: ToolDeps, principal: string): CallC
 /** `principal` is who this request's token belongs to (the server instance serves that one request). */
 export function registerTools(server: McpServer, deps: ToolDeps, principal: string): void {
   for (const tool of TOOLS) {
-    server.registerTool(
+    const registered = server.registerTool(
       tool.name,
       {
         title: tool.title,
@@ -28,5 +28,8 @@ export function registerTools(server: McpServer, deps: ToolDeps, principal: stri
       },
       (args: unknown, ctx: ServerContext) => tool.handle(deps, args, channelOf(ctx, deps, principal)),
     );
+    // registerTool takes no `execution` (task vocabulary is 2025-only in SDK 2.x); tools/list reads it from the
+    // registered tool, and the 2026-07-28 codec strips it from that era's answers.
+    if (tool.execution) registered.execution = tool.execution;
   }
 }

@@ -12,7 +12,13 @@ import { AskOutput, JobViewOutput, type AskInput, type CheckInput } from "./sche
  * Waits for one of the caller's jobs while reporting its tool events and a heartbeat; resolves with its view when it
  * ends or time is up. A job the caller cannot see is answered at once, as unknown, and nothing of it is reported.
  */
-async function watchJob(deps: ToolDeps, channel: CallChannel, jobId: string, waitMs: number, stopOnAbort: boolean): Promise<JobView> {
+export async function watchJob(
+  deps: ToolDeps,
+  channel: CallChannel,
+  jobId: string,
+  waitMs: number,
+  stopOnAbort: boolean,
+): Promise<JobView> {
   const { jobs } = deps;
   const owner = channel.principal;
   const heartbeat = setInterval(() => {
@@ -47,9 +53,6 @@ export async function syncAsk(deps: ToolDeps, channel: CallChannel, args: z.outp
   const budget = deps.timeouts.syncBudgetMs > 0 ? deps.timeouts.syncBudgetMs : deps.timeouts.requestMs + 5000;
   const forget = deps.calls.register(channel.principal, channel.requestId, jobId);
   const view = await watchJob(deps, channel, jobId, budget, true).finally(forget);
-  if (view.status === "completed") {
-    return structured(AskOutput, { job_id: jobId, status: "completed", answer: view.result ?? "", session_id: view.session_id });
-  }
   if (view.status === "pending" || view.status === "running") {
     deps.jobs.promote(jobId);
     return structured(AskOutput, {
@@ -58,6 +61,15 @@ export async function syncAsk(deps: ToolDeps, channel: CallChannel, args: z.outp
       session_id: view.session_id,
       note: `Hermes is still working after ${Math.round(deps.timeouts.syncBudgetMs / 1000)} s, so this call became a job and keeps running. Call hermes_check with job_id "${jobId}" and wait_seconds 30 until it ends; do not call hermes_ask again for this task.`,
     });
+  }
+  return endedAskResult(view);
+}
+
+/** What hermes_ask answers for a job that has ended (a sync call, and tasks/result for a task): the answer, or why not. */
+export function endedAskResult(view: JobView): CallToolResult {
+  const jobId = view.job_id;
+  if (view.status === "completed") {
+    return structured(AskOutput, { job_id: jobId, status: "completed", answer: view.result ?? "", session_id: view.session_id });
   }
   return failure(
     `Hermes did not finish: ${view.error ?? view.status}`,

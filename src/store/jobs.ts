@@ -23,9 +23,13 @@ const JobRowSchema = z.object({
   partial: z.string().nullable(),
   error: z.string().nullable(),
   end_reason: z.string().nullable(),
+  /** How long a job created as an MCP task is kept after its creation (null: the daemon's retention after it ends). */
+  task_ttl_ms: z.number().int().nullable(),
 });
 export type JobRow = z.infer<typeof JobRowSchema>;
 const SummarySchema = JobRowSchema.omit({ result: true, partial: true });
+const SUMMARY_COLUMNS =
+  "id, principal, mode, status, prompt_chars, session_label, created_at, started_at, finished_at, error, end_reason, task_ttl_ms";
 
 export interface NewJob {
   id: string;
@@ -36,6 +40,14 @@ export interface NewJob {
   createdAt: number;
   /** Set when the job starts at once: it is stored as running in the same write (one commit fewer per job). */
   startedAt?: number;
+  /** A task's granted ttl (MCP tasks), already clamped to the retention; null or absent for an ordinary job. */
+  taskTtlMs?: number | null;
+}
+
+/** Where a page of one principal's jobs resumes: after this job (newest first). */
+export interface JobPageCursor {
+  createdAt: number;
+  id: string;
 }
 
 export interface JobEnd {
@@ -69,8 +81,8 @@ export class JobStore {
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.query(
-      `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at, started_at)
-       VALUES ($id, $principal, $mode, $status, $promptChars, $sessionLabel, $createdAt, $startedAt)`,
+      `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at, started_at, task_ttl_ms)
+       VALUES ($id, $principal, $mode, $status, $promptChars, $sessionLabel, $createdAt, $startedAt, $taskTtlMs)`,
     );
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
     // Threat: a second client reading another's job. The owner is part of the one read, so a foreign id reads as absent.
@@ -100,6 +112,7 @@ export class JobStore {
       createdAt: job.createdAt,
       status: job.startedAt === undefined ? "pending" : "running",
       startedAt: job.startedAt ?? null,
+      taskTtlMs: job.taskTtlMs ?? null,
     });
   }
 
@@ -131,12 +144,30 @@ export class JobStore {
       params.push(filter.status);
     }
     params.push(filter.limit);
-    const sql = `SELECT id, principal, mode, status, prompt_chars, session_label, created_at, started_at, finished_at, error, end_reason
+    const sql = `SELECT ${SUMMARY_COLUMNS}
       FROM jobs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`;
     return this.db
       .query(sql)
       .all(...params)
       .map((row) => SummarySchema.parse(row));
+  }
+
+  /**
+   * One page of exactly `principal`'s jobs (never another's, not even a later generation of the same name), newest
+   * first, resuming after `after`; without answers. Threat: a caller listing other callers' work.
+   */
+  pageOwned(principal: string, after: JobPageCursor | null, limit: number): JobSummary[] {
+    const rows = after
+      ? this.db
+          .query(
+            `SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+             ORDER BY created_at DESC, id DESC LIMIT ?`,
+          )
+          .all(principal, after.createdAt, after.createdAt, after.id, limit)
+      : this.db
+          .query(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
+          .all(principal, limit);
+    return rows.map((row) => SummarySchema.parse(row));
   }
 
   /** pending → running; false when the job is no longer pending. */
@@ -200,6 +231,16 @@ export class JobStore {
   /** Deletes terminal jobs that finished before `before`; returns how many. */
   reapFinishedBefore(before: number): number {
     return this.db.query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?").run(before).changes;
+  }
+
+  /**
+   * Deletes terminal tasks whose ttl (counted from creation, MCP tasks) has run out by `now`; returns how many. An
+   * active task outliving its ttl is kept until it ends: its gateway turn still runs and its owner may still want it.
+   */
+  reapExpiredTasks(now: number): number {
+    return this.db
+      .query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND task_ttl_ms IS NOT NULL AND created_at + task_ttl_ms <= ?")
+      .run(now).changes;
   }
 
   /** Marks every job still pending or running (left by a process that died) as failed; returns their ids. */

@@ -184,6 +184,44 @@ describe("both paths answer alike", () => {
     expect(checked).toEqual(new Set(["hermes_ask", "hermes_check", "hermes_cancel", "hermes_reset"]));
   });
 
+  test("a task-augmented hermes_ask is answered with the task on either lane, and tasks/get of it alike", async () => {
+    await idle();
+    const body = call("tools/call", { name: "hermes_ask", arguments: { prompt: "hang as a task" }, task: { ttl: 120_000 } });
+    const a = await send(fast, body);
+    const b = await send(slow, body);
+    expect(a.type).toBe(b.type);
+    const shape = (task: Record<string, unknown>) => ({ ...task, taskId: "x", createdAt: "t", lastUpdatedAt: "t", statusMessage: "m" });
+    expect(a.message.result.task).toMatchObject({ status: "working", ttl: 120_000, pollInterval: 5000 });
+    expect(shape(a.message.result.task)).toEqual(shape(b.message.result.task));
+    const get = (id: string) => call("tasks/get", { taskId: id });
+    expect(shape((await send(fast, get(a.message.result.task.taskId))).message.result)).toEqual(
+      shape((await send(slow, get(b.message.result.task.taskId))).message.result),
+    );
+    for (const task of [a, b]) await send(fast, call("tasks/cancel", { taskId: task.message.result.task.taskId }));
+  });
+
+  test.each([
+    ["a task field that does not validate", { name: "hermes_ask", arguments: { prompt: "x" }, task: { ttl: "soon" } }],
+    ["arguments that do not validate", { name: "hermes_ask", arguments: { prompt: "" }, task: {} }],
+    ["an unknown tool", { name: "hermes_fly", arguments: {}, task: {} }],
+  ])("a task-augmented call with %s is left to the SDK on either lane", async (_name, params) => {
+    const a = await send(fast, call("tools/call", params));
+    const b = await send(slow, call("tools/call", params));
+    expect(a.message).toEqual(b.message);
+    expect(a.message.result?.task).toBeUndefined();
+  });
+
+  test("the task lane's refusal (-32601, a tool without task support) is framed as the SDK frames its own errors", async () => {
+    const refused = await send(fast, call("tools/call", { name: "hermes_check", arguments: { job_id: "x" }, task: {} }));
+    const sdkError = await send(fast, call("tasks/get", { taskId: "never" }));
+    expect(refused.message.error.code).toBe(-32601);
+    expect(sdkError.message.error.code).toBe(-32602);
+    expect(refused.type).toBe(sdkError.type);
+    expect(refused.status).toBe(sdkError.status);
+    expect(Object.keys(refused.message).sort()).toEqual(Object.keys(sdkError.message).sort());
+    expect(Object.keys(refused.message.error).sort()).toEqual(Object.keys(sdkError.message.error).sort());
+  });
+
   test("another principal's job answers alike on both paths, as an unknown id", async () => {
     await idle();
     const mine = (await send(fast, call("tools/call", { name: "hermes_ask", arguments: { prompt: "hang mine", async_mode: true } })))
