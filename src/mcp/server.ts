@@ -5,10 +5,15 @@ import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { fastCallOf, sseResult } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
+import { messagingLevelOf, registerMessagingTools } from "./messaging-tools.ts";
+import type { MessagingLevel } from "../messaging/level.ts";
 import { registerTools } from "./tools.ts";
 
-/** One server instance for one request; `principal` is who the request's token belongs to. */
-export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
+/**
+ * One server instance for one request; `principal` is who the request's token belongs to, `messaging` what its token
+ * allows of Hermes's messaging tools (it sees exactly those; any other is an unknown tool).
+ */
+export function createMcpServer(deps: ToolDeps, principal: string, messaging: MessagingLevel = "off"): McpServer | Promise<McpServer> {
   const server = new McpServer(
     { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
     { capabilities: { logging: {}, tools: {} }, instructions: SERVER_INSTRUCTIONS },
@@ -21,8 +26,10 @@ export function createMcpServer(deps: ToolDeps, principal: string): McpServer {
     if (requestId === undefined) return;
     const jobId = deps.calls.find(principal, requestId);
     if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
+    else deps.messaging?.calls.cancel(principal, requestId);
   });
-  return server;
+  if (messaging === "off") return server;
+  return registerMessagingTools(server, deps, principal, messaging).then(() => server);
 }
 
 export interface McpEndpoint {
@@ -38,7 +45,7 @@ export interface EndpointOptions {
 }
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo)), {
+  const sdk = createMcpHandler(({ authInfo }) => createMcpServer(deps, principalOf(authInfo), messagingLevelOf(deps, authInfo)), {
     legacy: "stateless",
     // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",
@@ -48,10 +55,15 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
     onerror: options.onError,
   });
 
-  // tools/list as the SDK words it, computed once by asking the SDK itself, so the two paths can never differ.
-  let toolsList: Promise<unknown> | null = null;
-  const listTools = (authInfo?: AuthInfo): Promise<unknown> =>
-    (toolsList ??= sdk
+  // tools/list as the SDK words it, computed once per messaging level by asking the SDK itself, so the two paths can
+  // never differ; forgotten whenever the messaging tools change (the child's list_changed, or its first answer).
+  const toolsLists = new Map<MessagingLevel, Promise<unknown>>();
+  deps.messaging?.service.onChange(() => toolsLists.clear());
+  const listTools = (authInfo?: AuthInfo): Promise<unknown> => {
+    const level = messagingLevelOf(deps, authInfo);
+    const cached = toolsLists.get(level);
+    if (cached) return cached;
+    const computed = sdk
       .fetch(
         new Request("http://hermes-mcp.internal/mcp", {
           method: "POST",
@@ -60,7 +72,11 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
         }),
         { authInfo },
       )
-      .then(async (response) => JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
+      .then(async (response) => JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result);
+    // A list made before the child ever answered is not kept: the next caller asks again.
+    if (level === "off" || deps.messaging?.service.ready) toolsLists.set(level, computed);
+    return computed;
+  };
 
   return {
     async fetch(request, authInfo, bodyText) {
