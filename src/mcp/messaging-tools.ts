@@ -128,7 +128,10 @@ async function runMessagingTool(
     );
   }
   try {
-    return await messaging.service.call(tool, callArgs, channel.principal, controller.signal);
+    const result = await messaging.service.call(tool, callArgs, channel.principal, controller.signal);
+    if (controller.signal.aborted)
+      deps.log.debug("messaging: call cancelled by the client", { tool: tool.name, principal: channel.principal });
+    return result;
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     channel.signal.removeEventListener("abort", onAbort);

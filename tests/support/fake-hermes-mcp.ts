@@ -5,7 +5,7 @@
 // watches DIR every 50 ms:
 //   refuse-start    exists at start: exit 3 at once (a child that never comes up)
 //   crash           exists when a tool is called: the file is removed and the process exits mid-call
-//   hang            exists when a tool is called: stdin is no longer read, nothing is ever answered again
+//   hang            exists when a tool is called: the file is removed, stdin is no longer read, nothing is ever answered again
 //   hide            lists tool names (one a line) to withdraw; tools/list_changed is sent when it changes
 //   incoming        text of a message arriving on telegram:100 (the file is removed; an event is queued)
 // Every tools/call is appended to DIR/calls (tool name and arguments as JSON, one a line).
@@ -76,6 +76,7 @@ function sabotage(tool: string, args: unknown): void {
     process.exit(1);
   }
   if (existsSync(at("hang"))) {
+    rmSync(at("hang"));
     process.stdin.pause();
     process.stdin.removeAllListeners("data");
     // Never answer again (and never exit on our own).
