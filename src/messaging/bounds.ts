@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
 const sizeOf = (value: unknown): number => JSON.stringify(value)?.length ?? 0;
+const sizeText = (bytes: number): string => (bytes >= 1048576 ? `${Math.round(bytes / 1048576)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
 
 /**
  * Content blocks are kept in order while they fit in `maxBytes`; a block that does not fit (an image, audio, or an
@@ -22,7 +23,7 @@ export function boundResult(result: CallToolResult, maxBytes = MAX_RESULT_BYTES)
     const mime = "mimeType" in block && typeof block.mimeType === "string" ? `, ${block.mimeType}` : "";
     return {
       type: "text" as const,
-      text: `[${block.type}${mime} of ${Math.ceil(size / 1024)} KiB omitted: larger than hermes-mcp's ${Math.round(maxBytes / 1048576)} MiB limit per messaging result]`,
+      text: `[${block.type}${mime} of ${sizeText(size)} omitted: larger than hermes-mcp's ${sizeText(maxBytes)} limit per messaging result]`,
     };
   });
   const bounded: CallToolResult = { ...result, content };

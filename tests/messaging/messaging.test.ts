@@ -215,7 +215,7 @@ describe("reading and sending", () => {
     const small = await c.callTool({ name: "hermes_attachments_fetch", arguments: { session_key: "telegram:100", message_id: "m2" } });
     expect((small.content as { type: string }[])[0]?.type).toBe("image");
     const big = await outcome(c, "hermes_attachments_fetch", { session_key: "telegram:100", message_id: "m3" });
-    expect(big.text).toMatch(/image, image\/png of \d+ KiB omitted: larger than hermes-mcp's 4 MiB limit/);
+    expect(big.text).toMatch(/image, image\/png of \d+ MiB omitted: larger than hermes-mcp's 4 MiB limit/);
   });
 });
 
