@@ -52,7 +52,7 @@ export async function messagingChecks(
     checks.push({ ok: true, title: "hermes mcp serve starts", detail: `${childTools.length} tool(s): ${childTools.join(", ")}` });
     checks.push(
       offered.length > 0
-        ? { ok: true, title: "messaging tools offered", detail: offered.map((name) => `hermes_${name}`).join(", ") }
+        ? { ok: true, title: "messaging tools offered", detail: offered.join(", ") }
         : {
             ok: false,
             title: "messaging tools offered",

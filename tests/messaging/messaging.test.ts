@@ -148,6 +148,22 @@ describe("who sees which tools", () => {
     expect(Object.keys((send?.inputSchema as { properties: object }).properties).sort()).toEqual(["message", "target"]);
   });
 
+  test("the consent page offers messaging as its own unticked choices, named for what they are", async () => {
+    const app = await registerOk(world.url, { client_name: "Look App", redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: "none" });
+    const form = await consentPage(world.url, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: APP_CALLBACK,
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
+    expect(form.html).toContain('<input type="checkbox" name="messaging_read" value="yes">');
+    expect(form.html).toContain('<input type="checkbox" name="messaging_send" value="yes">');
+    expect(form.html).toContain("<strong>read your messages</strong>");
+    expect(form.html).toContain("<strong>send messages as your Hermes bot</strong>");
+    expect(form.html).not.toContain("checked");
+  });
+
   test("the consent page's scopes are what the token endpoint grants", async () => {
     expect((await appToken("Scope Reader", { messaging_read: "yes" })).scope).toBe("hermes hermes:messages.read");
     expect((await appToken("Scope Sender", { messaging_send: "yes" })).scope).toBe("hermes hermes:messages.read hermes:messages.send");
