@@ -307,6 +307,25 @@ describe("the child's tool list changes", () => {
   );
 });
 
+describe("a list change reaches a call in flight", () => {
+  test(
+    "a client waiting in hermes_events_wait is told notifications/tools/list_changed",
+    async () => {
+      const c = await client("patSend");
+      let told = 0;
+      c.setNotificationHandler("notifications/tools/list_changed", () => {
+        told += 1;
+      });
+      setTimeout(() => fake.hide(["channels_list"]), 500);
+      await c.callTool({ name: "hermes_events_wait", arguments: { timeout_ms: 2500 } });
+      expect(told).toBeGreaterThan(0);
+      fake.hide([]);
+      await until("channels_list to come back", async () => (await toolNames("patRead")).includes("hermes_channels_list"));
+    },
+    SLOW,
+  );
+});
+
 describe("a child that crashes or hangs", () => {
   test(
     "killed mid-call: a clear error, and the next call works on a restarted child",
