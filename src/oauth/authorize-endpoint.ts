@@ -6,7 +6,7 @@ import { type AuthorizationRequest, type AuthorizeOutcome, validateAuthorization
 import type { MetadataClients } from "./cimd.ts";
 import { addressKey } from "./client-address.ts";
 import type { ClientDirectory } from "./clients.ts";
-import { atMost, scopesOfLevel, type MessagingLevel } from "../messaging/level.ts";
+import { atMost, levelOfScopes, scopesOfLevel, type MessagingLevel } from "../messaging/level.ts";
 import { chosenMessaging, renderConsent } from "./consent-page.ts";
 import { MAX_FORM_BYTES, SCOPE } from "./constants.ts";
 import type { ConsentSealer } from "./csrf.ts";
@@ -87,16 +87,20 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
     return redirectCode(request.redirectUri, config.issuerUrl, request.state, code, status);
   };
 
-  const consent = (request: AuthorizationRequest, error?: string, status?: number, messagingChosen?: MessagingLevel): Response =>
-    renderConsent({
+  const consent = (request: AuthorizationRequest, error?: string, status?: number, messagingChosen?: MessagingLevel): Response => {
+    // What the app asked for in its scope (RFC 6749 §3.3), within what the daemon offers: ticked on first showing.
+    const requested = atMost(config.messaging.mode, levelOfScopes((request.params.scope ?? "").split(" ")));
+    return renderConsent({
       client: request.client,
       redirectUri: request.redirectUri,
       sealed: sealer.seal(request.params, now()),
       error,
       status,
       messaging: config.messaging.mode,
-      messagingChosen,
+      messagingChosen: messagingChosen ?? requested,
+      messagingRequested: requested !== "off",
     });
+  };
 
   return {
     async get(raw) {

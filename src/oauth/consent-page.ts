@@ -13,15 +13,18 @@ export interface ConsentView {
   status?: number;
   /** How far messaging is on (HERMES_MCP_MESSAGING): what the page may offer beyond running tasks. */
   messaging: MessagingLevel;
-  /** What the owner had ticked, when the page is shown again (wrong password). */
+  /** What is ticked: what the app asked for (its `scope`), or what the owner had ticked when the page is shown again. */
   messagingChosen?: MessagingLevel;
+  /** Whether the app itself asked for messaging scopes (the page says so). */
+  messagingRequested?: boolean;
 }
 
 /**
- * Reading the owner's chats is a power of its own, so it is its own choice (unticked by default), named for what it
- * is; sending needs its own tick too, and includes reading.
+ * Reading the owner's chats is a power of its own, so it is its own choice, named for what it is: unticked unless the
+ * app asked for it in its `scope` (then ticked, and the legend says the app asks); sending needs its own tick, and
+ * includes reading. Nothing is granted without the owner's password on this page.
  */
-function messagingChoice(offered: MessagingLevel, chosen: MessagingLevel = "off"): string {
+function messagingChoice(offered: MessagingLevel, chosen: MessagingLevel = "off", requested = false): string {
   if (offered === "off") return "";
   const box = (name: string, checked: boolean, text: string): string =>
     `<label class="check"><input type="checkbox" name="${name}" value="yes"${checked ? " checked" : ""}><span>${text}</span></label>`;
@@ -38,7 +41,8 @@ function messagingChoice(offered: MessagingLevel, chosen: MessagingLevel = "off"
           "Also let it <strong>send messages as your Hermes bot</strong> to those chats (includes reading them)",
         )
       : "";
-  return `<fieldset class="messaging"><legend>Your messages (optional)</legend>${read}${send}</fieldset>`;
+  const legend = requested ? "This app also asks for your messages" : "Your messages (optional)";
+  return `<fieldset class="messaging"><legend>${legend}</legend>${read}${send}</fieldset>`;
 }
 
 /** The messaging level the owner ticked on a submitted form (sending includes reading), never more than offered. */
@@ -74,7 +78,7 @@ ${error}
 <form method="post" action="/authorize">
 <input type="hidden" name="req" value="${escapeHtml(sealed.req)}">
 <input type="hidden" name="csrf" value="${escapeHtml(sealed.csrf)}">
-${messagingChoice(view.messaging, view.messagingChosen)}
+${messagingChoice(view.messaging, view.messagingChosen, view.messagingRequested)}
 <label for="password">Your hermes-mcp password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
 <div class="actions">

@@ -164,6 +164,36 @@ describe("who sees which tools", () => {
     expect(form.html).not.toContain("checked");
   });
 
+  test("an app that asks for messaging in its scope finds that box ticked and is told it asks; only the submitted boxes count", async () => {
+    const app = await registerOk(world.url, {
+      client_name: "Asking App",
+      redirect_uris: [APP_CALLBACK],
+      token_endpoint_auth_method: "none",
+    });
+    const pair = pkce();
+    const form = await consentPage(world.url, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: APP_CALLBACK,
+      code_challenge: pair.challenge,
+      code_challenge_method: "S256",
+      scope: "hermes hermes:messages.read",
+    });
+    expect(form.html).toContain("This app also asks for your messages");
+    expect(form.html).toContain('<input type="checkbox" name="messaging_read" value="yes" checked>');
+    expect(form.html).toContain('<input type="checkbox" name="messaging_send" value="yes">');
+    // The owner unticks it: the app gets the job tools only.
+    const { params } = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve"));
+    const answer = await tokenRequest(world.url, {
+      grant_type: "authorization_code",
+      code: params.get("code") as string,
+      redirect_uri: APP_CALLBACK,
+      code_verifier: pair.verifier,
+      client_id: app.client_id,
+    });
+    expect(answer.body.scope).toBe("hermes");
+  });
+
   test("the consent page's scopes are what the token endpoint grants", async () => {
     expect((await appToken("Scope Reader", { messaging_read: "yes" })).scope).toBe("hermes hermes:messages.read");
     expect((await appToken("Scope Sender", { messaging_send: "yes" })).scope).toBe("hermes hermes:messages.read hermes:messages.send");
