@@ -37,7 +37,10 @@ const tokens: Record<string, string> = {};
 const clients: Client[] = [];
 
 /** A registered app approved on the consent page with the given messaging boxes ticked, through to its access token. */
-async function appToken(name: string, boxes: Record<string, string>): Promise<{ token: string; scope: string }> {
+async function appToken(
+  name: string,
+  boxes: Record<string, string>,
+): Promise<{ token: string; scope: string; refresh: string; clientId: string }> {
   const app = await registerOk(world.url, { client_name: name, redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: "none" });
   const pair = pkce();
   const form = await consentPage(world.url, {
@@ -58,7 +61,12 @@ async function appToken(name: string, boxes: Record<string, string>): Promise<{ 
     client_id: app.client_id,
   });
   if (answer.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(answer.body)}`);
-  return { token: answer.body.access_token as string, scope: answer.body.scope as string };
+  return {
+    token: answer.body.access_token as string,
+    scope: answer.body.scope as string,
+    refresh: answer.body.refresh_token as string,
+    clientId: app.client_id,
+  };
 }
 
 async function client(who: string, era: Era = "legacy"): Promise<Client> {
@@ -198,6 +206,18 @@ describe("who sees which tools", () => {
     expect((await appToken("Scope Reader", { messaging_read: "yes" })).scope).toBe("hermes hermes:messages.read");
     expect((await appToken("Scope Sender", { messaging_send: "yes" })).scope).toBe("hermes hermes:messages.read hermes:messages.send");
     expect((await appToken("Scope None", {})).scope).toBe("hermes");
+  });
+
+  test("a refreshed token keeps exactly the messaging its grant was approved for", async () => {
+    const sender = await appToken("Refreshing Sender", { messaging_send: "yes" });
+    const refreshed = await tokenRequest(world.url, {
+      grant_type: "refresh_token",
+      refresh_token: sender.refresh,
+      client_id: sender.clientId,
+    });
+    expect(refreshed.body.scope).toBe("hermes hermes:messages.read hermes:messages.send");
+    tokens.refreshed = refreshed.body.access_token as string;
+    expect(await toolNames("refreshed")).toEqual([...JOB_TOOLS, ...SEND_TOOLS].sort());
   });
 
   test("calling a tool one was not granted is an unknown tool, and reaches nothing", async () => {
