@@ -7,6 +7,8 @@ import { createMcpRoute } from "./http/mcp-route.ts";
 import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
+import { MessagingCallRegistry } from "./mcp/messaging-tools.ts";
+import { MessagingService } from "./messaging/service.ts";
 import { createMcpEndpoint } from "./mcp/server.ts";
 import { oauthAccessTokenKind } from "./oauth/access-token-kind.ts";
 import { createOAuthServer } from "./oauth/server.ts";
@@ -81,8 +83,19 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
   const { recovered } = jobs.start();
 
   const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)]);
+  // Messaging off (the default): no child, no service, the same tools for everyone as without the feature.
+  const messaging =
+    config.messaging.mode === "off"
+      ? null
+      : new MessagingService({ config: config.messaging, log, version: config.version, parentEnv: process.env });
   const mcp = createMcpEndpoint(
-    { jobs, log, calls: new SyncCallRegistry(), timeouts: config.timeouts },
+    {
+      jobs,
+      log,
+      calls: new SyncCallRegistry(),
+      timeouts: config.timeouts,
+      ...(messaging ? { messaging: { service: messaging, calls: new MessagingCallRegistry() } } : {}),
+    },
     {
       onError: (error) => log.debug("mcp request rejected", { error: error.message }),
     },
@@ -109,6 +122,7 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
     database: config.dbPath,
     gateway: config.gateway.url,
     recovered_jobs: recovered.length,
+    messaging: config.messaging.mode,
   });
 
   let stopping: Promise<void> | null = null;
@@ -121,6 +135,7 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
         log.info("shutting down: no new requests; interrupting active jobs");
         server.stop(false);
         await jobs.shutdown();
+        await messaging?.close().catch(() => undefined);
         await mcp.close().catch(() => undefined);
         server.stop(true);
         store.close();

@@ -17,6 +17,7 @@ const RANK: Record<string, number> = {
   mcp: 4,
   jobs: 3,
   gateway: 2,
+  messaging: 2,
   store: 1,
   config: 1,
   web: 1,
@@ -24,7 +25,10 @@ const RANK: Record<string, number> = {
 };
 const BOTTOM = 1;
 /** Same-rank layers that must still not import each other. */
-const PEERS: [string, string][] = [["oauth", "mcp"]];
+const PEERS: [string, string][] = [
+  ["oauth", "mcp"],
+  ["gateway", "messaging"],
+];
 /** daemon.ts wires every layer together, so it may import any of them. */
 const EXEMPT = new Set(["daemon.ts"]);
 /**

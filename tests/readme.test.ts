@@ -36,6 +36,30 @@ describe("README", () => {
     }
   });
 
+  test("documents messaging: the feature, its risk, who gets it, the scopes, the bounds, and approvals that stall", () => {
+    const section = readme.slice(
+      readme.indexOf("## Messaging (read and answer your chats remotely)"),
+      readme.indexOf("## Run it as a service"),
+    );
+    expect(section.length).toBeGreaterThan(1000);
+    for (const promise of [
+      "**The risk.**",
+      "**off** unless you turn it on",
+      "hermes:messages.read",
+      "hermes:messages.send",
+      "OAUTH_STATIC_CLIENT_MESSAGING",
+      "hermes-mcp token create --name NAME --messaging read",
+      "calling another is an unknown tool",
+      "at most 4 MiB",
+      "after 5 failures in a row",
+      "**Approvals that stall.**",
+      "never `--yolo`",
+    ]) {
+      expect(section).toContain(promise);
+    }
+    expect(readme).toContain("hermes-mcp token create --name NAME --messaging read\\|send");
+  });
+
   test("its test command is the one .ci/run runs, and its run command is a package script", () => {
     expect(readme).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun test");
     expect(readme).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun run start");

@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { ConfigError, loadConfig, missingApiKeyWarning, withBoundPort } from "../config/load.ts";
 import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
+import { messagingChecks } from "./doctor-messaging.ts";
 import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { styleFor } from "./style.ts";
 
@@ -16,7 +17,7 @@ function print(check: Check): void {
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check configuration, gateway, key, model, database, port and issuer" },
+  meta: { name: "doctor", description: "Check configuration, gateway, key, model, database, port, issuer and messaging" },
   run: () =>
     guarded(async () => {
       let loaded;
@@ -41,6 +42,7 @@ export default defineCommand({
         ...dynamicClientsCheck(config),
         await portCheck(config, running),
         ...issuerChecks(config),
+        ...(await messagingChecks(config)),
       );
       for (const check of checks) print(check);
       const failed = checks.filter((c) => !c.ok).length;

@@ -1,6 +1,7 @@
 // `hermes-mcp token create|list|revoke`: personal access tokens for clients that send a static Authorization header.
 import { defineCommand } from "citty";
 import { createPersonalToken, listPersonalTokens, PersonalTokenError, revokePersonalToken } from "../oauth/personal-tokens.ts";
+import type { TokenMessaging } from "../store/personal-tokens.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
 
 const when = (ms: number | null): string => (ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z");
@@ -18,13 +19,34 @@ function withStore<T>(body: (store: ReturnType<typeof openStoreOrExit>) => T): T
   }
 }
 
+/** --messaging: absent is none; read or send as asked; anything else is refused with the choices. */
+function messagingOf(raw: string | undefined): TokenMessaging {
+  if (raw === undefined || raw === "" || raw === "off") return "off";
+  if (raw === "read" || raw === "send") return raw;
+  throw new CliExit(`--messaging takes read or send (got "${raw}"); leave it out for a token without messaging`);
+}
+
 const create = defineCommand({
   meta: { name: "create", description: "Create a token; it is printed once, as the last line of output" },
-  args: { name: { type: "string", required: true, description: "A name to recognise it by (e.g. cursor-laptop)" } },
+  args: {
+    name: { type: "string", required: true, description: "A name to recognise it by (e.g. cursor-laptop)" },
+    messaging: {
+      type: "string",
+      description: "Also let it use Hermes's messaging tools: read (your chats) or send (and send as your Hermes bot); default: none",
+    },
+  },
   run: ({ args }) =>
     guarded(() => {
-      const token = withStore((store) => createPersonalToken(store, args.name));
+      const messaging = messagingOf(args.messaging);
+      const token = withStore((store) => createPersonalToken(store, args.name, Date.now(), messaging));
       ui.success(`Token "${args.name}" created. It is shown only now; only its hash is stored.`);
+      if (messaging !== "off") {
+        ui.warn(
+          messaging === "send"
+            ? "This token can read your messages and send messages as your Hermes bot (while HERMES_MCP_MESSAGING=send)."
+            : "This token can read your messages (while HERMES_MCP_MESSAGING is read or send).",
+        );
+      }
       ui.info("Send it as the header  Authorization: Bearer <token>  to /mcp.");
       process.stdout.write(`${token}\n`);
     }),
@@ -39,9 +61,10 @@ const list = defineCommand({
         ui.info("No personal access tokens. Create one with `hermes-mcp token create --name NAME`.");
         return;
       }
-      const rows = tokens.map((t) => [t.name, when(t.createdAt), when(t.lastUsedAt)]);
-      const widths = [0, 1, 2].map((i) => Math.max(...[["NAME", "CREATED", "LAST USED"], ...rows].map((r) => (r[i] as string).length)));
-      for (const row of [["NAME", "CREATED", "LAST USED"], ...rows]) {
+      const header = ["NAME", "CREATED", "LAST USED", "MESSAGING"];
+      const rows = tokens.map((t) => [t.name, when(t.createdAt), when(t.lastUsedAt), t.messaging]);
+      const widths = [0, 1, 2, 3].map((i) => Math.max(...[header, ...rows].map((r) => (r[i] as string).length)));
+      for (const row of [header, ...rows]) {
         process.stdout.write(
           `${row
             .map((cell, i) => cell.padEnd(widths[i] as number))

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
 import { unknownVariableWarnings } from "./names.ts";
-import { EnvSchema, isLoopbackHost, type LogLevel } from "./schema.ts";
+import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
 
 export interface Config {
@@ -31,6 +31,18 @@ export interface Config {
     allowLoopbackCimd: boolean;
   };
   log: { level: LogLevel; format: "text" | "json" };
+  /** Hermes's messaging tools through a supervised `hermes mcp serve` child (off unless HERMES_MCP_MESSAGING says so). */
+  messaging: {
+    mode: MessagingLevel;
+    /** HERMES_MCP_HERMES_COMMAND as argv; null: `hermes mcp serve`, found on PATH or in Hermes's install. */
+    command: string[] | null;
+    /** Extra variables for the child (HERMES_MCP_HERMES_ENV), on top of the safe baseline. */
+    env: Record<string, string>;
+    timeoutMs: number;
+    tools: { include: string[]; exclude: string[] };
+    /** What the static client may do (OAUTH_STATIC_CLIENT_MESSAGING), never more than `mode`. */
+    staticClient: MessagingLevel;
+  };
   dbPath: string;
   paths: { home: string; userEnvFile: string; hermesEnvFile: string };
 }
@@ -164,6 +176,19 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
 
+  const childEnv: Record<string, string> = {};
+  for (const entry of env.HERMES_MCP_HERMES_ENV) {
+    const value = entry.value ?? merged[entry.name];
+    if (value === undefined)
+      warnings.push(`HERMES_MCP_HERMES_ENV passes ${entry.name}, which is not set; the Hermes child gets no ${entry.name}`);
+    else childEnv[entry.name] = value;
+  }
+  if (env.OAUTH_STATIC_CLIENT_MESSAGING !== "off" && env.HERMES_MCP_MESSAGING === "off") {
+    warnings.push(
+      `OAUTH_STATIC_CLIENT_MESSAGING=${env.OAUTH_STATIC_CLIENT_MESSAGING} has no effect while HERMES_MCP_MESSAGING is off (set HERMES_MCP_MESSAGING=read or send)`,
+    );
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
 
   const issuerHost = new URL(issuerUrl).hostname.toLowerCase();
@@ -200,6 +225,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       allowLoopbackCimd: env.HERMES_MCP_TEST_ALLOW_LOOPBACK_CIMD,
     },
     log: { level: env.LOG_LEVEL, format: env.LOG_FORMAT as "text" | "json" },
+    messaging: {
+      mode: env.HERMES_MCP_MESSAGING,
+      command: env.HERMES_MCP_HERMES_COMMAND,
+      env: childEnv,
+      timeoutMs: env.HERMES_MCP_MESSAGING_TIMEOUT_SECONDS * 1000,
+      tools: env.HERMES_MCP_MESSAGING_TOOLS,
+      staticClient: env.OAUTH_STATIC_CLIENT_MESSAGING,
+    },
     dbPath: env.HERMES_MCP_DB_PATH ?? join(dataHome, "hermes-mcp", "hermes-mcp.db"),
     paths: { home, userEnvFile, hermesEnvFile },
   };

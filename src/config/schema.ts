@@ -6,6 +6,40 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export { isLoopbackHost } from "../web/loopback.ts";
 
+/** How far messaging reaches: nothing, reading chats, or reading and sending (each level includes the one before). */
+export const MESSAGING_LEVELS = ["off", "read", "send"] as const;
+export type MessagingLevel = (typeof MESSAGING_LEVELS)[number];
+
+/** Hermes's messaging tools that may be re-exposed (never permissions_*: they do not work outside Hermes's own process). */
+export const MESSAGING_READ_TOOLS = [
+  "conversations_list",
+  "conversation_get",
+  "messages_read",
+  "attachments_fetch",
+  "channels_list",
+  "events_poll",
+  "events_wait",
+] as const;
+export const MESSAGING_SEND_TOOLS = ["messages_send"] as const;
+const MESSAGING_TOOL_NAMES: readonly string[] = [...MESSAGING_READ_TOOLS, ...MESSAGING_SEND_TOOLS];
+
+/** The daemon's own secrets: never handed to the Hermes child, even when named in HERMES_MCP_HERMES_ENV. */
+const DAEMON_SECRETS = ["HERMES_API_KEY", "OAUTH_CLIENT_SECRET"];
+
+const level = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const value = (raw ?? "").trim().toLowerCase();
+      if (value === "") return "off" as MessagingLevel;
+      if (!(MESSAGING_LEVELS as readonly string[]).includes(value)) {
+        ctx.addIssue({ code: "custom", message: `${name} must be off, read or send (got "${raw}")` });
+        return z.NEVER;
+      }
+      return value as MessagingLevel;
+    });
+
 const list = (value: string | undefined): string[] =>
   (value ?? "")
     .split(",")
@@ -30,6 +64,28 @@ const optionalText = z
   .string()
   .optional()
   .transform((raw) => (raw === undefined || raw.trim() === "" ? undefined : raw.trim()));
+
+/** Splits a command line on spaces, honouring single and double quotes (no shell runs it); null on an unclosed quote. */
+export function splitCommand(line: string): string[] | null {
+  const argv: string[] = [];
+  let current: string | null = null;
+  let quote: string | null = null;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      else current += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      current ??= "";
+    } else if (/\s/.test(ch)) {
+      if (current !== null) argv.push(current);
+      current = null;
+    } else current = (current ?? "") + ch;
+  }
+  if (quote) return null;
+  if (current !== null) argv.push(current);
+  return argv.length > 0 ? argv : null;
+}
 
 /** Raw environment → typed settings. Cross-field rules (issuer default, secret pairing) live in load.ts. */
 export const EnvSchema = z.object({
@@ -104,6 +160,62 @@ export const EnvSchema = z.object({
     if (["0", "false", "no", "off"].includes(b)) return false;
     ctx.addIssue({ code: "custom", message: `OAUTH_DYNAMIC_CLIENTS must be true or false (got "${v}")` });
     return z.NEVER;
+  }),
+  HERMES_MCP_MESSAGING: level("HERMES_MCP_MESSAGING"),
+  OAUTH_STATIC_CLIENT_MESSAGING: level("OAUTH_STATIC_CLIENT_MESSAGING"),
+  HERMES_MCP_HERMES_COMMAND: optionalText.transform((v, ctx) => {
+    if (v === undefined) return null;
+    const argv = splitCommand(v);
+    if (argv === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `HERMES_MCP_HERMES_COMMAND has an unclosed quote (got "${v}"); e.g. /opt/hermes/bin/hermes mcp serve`,
+      });
+      return z.NEVER;
+    }
+    return argv;
+  }),
+  HERMES_MCP_HERMES_ENV: optionalText.transform((v, ctx) => {
+    const entries: { name: string; value: string | null }[] = [];
+    for (const item of list(v)) {
+      const eq = item.indexOf("=");
+      const name = eq < 0 ? item : item.slice(0, eq).trim();
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `HERMES_MCP_HERMES_ENV takes comma-separated NAME=value entries (or a bare NAME to pass on its value); "${item}" is not one`,
+        });
+        return z.NEVER;
+      }
+      // Threat: the daemon's secrets reaching the child (Hermes's own stdio-child convention passes none).
+      if (DAEMON_SECRETS.includes(name)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `HERMES_MCP_HERMES_ENV must not pass ${name} to the Hermes child: it is hermes-mcp's own secret`,
+        });
+        return z.NEVER;
+      }
+      entries.push({ name, value: eq < 0 ? null : item.slice(eq + 1) });
+    }
+    return entries;
+  }),
+  HERMES_MCP_MESSAGING_TIMEOUT_SECONDS: intIn("HERMES_MCP_MESSAGING_TIMEOUT_SECONDS", 5, 3600, 120),
+  HERMES_MCP_MESSAGING_TOOLS: optionalText.transform((v, ctx) => {
+    const include: string[] = [];
+    const exclude: string[] = [];
+    for (const item of list(v)) {
+      const excluded = item.startsWith("-") || item.startsWith("!");
+      const name = (excluded ? item.slice(1) : item).trim().replace(/^hermes_/, "");
+      if (!MESSAGING_TOOL_NAMES.includes(name)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `HERMES_MCP_MESSAGING_TOOLS names "${item}", which is not a messaging tool; use ${MESSAGING_TOOL_NAMES.join(", ")} (prefix one with - to exclude it)`,
+        });
+        return z.NEVER;
+      }
+      (excluded ? exclude : include).push(name);
+    }
+    return { include, exclude };
   }),
   // Test-only: lets client metadata documents be served over http from loopback (never set it in production: SSRF guard).
   HERMES_MCP_TEST_ALLOW_LOOPBACK_CIMD: optionalText.transform((v) => v === "1"),

@@ -18,6 +18,13 @@ export type ProgressSnapshot = z.output<typeof ProgressSnapshotSchema>;
 
 const RECENT_LIMIT = 8;
 
+/** A running Hermes tool silent this long may be blocked on an approval the owner has to give on a messaging platform. */
+export const APPROVAL_STALL_MS = 60_000;
+
+/** The hint hermes_check's progress carries then (the README's "Approvals that stall" explains the settings). */
+export const approvalStallNote = (seconds: number): string =>
+  `The running Hermes tool has been silent for ${seconds} s: Hermes may be waiting for an approval on one of its messaging platforms (Telegram, Discord, Slack…). Approve or deny it there; see the hermes-mcp README on approvals for API-server runs.`;
+
 /** Formats one tool event the way a person reads it: "🔎 web_search: searching for X (running)". */
 export function describeToolEvent(event: ToolEvent): string {
   const label = event.label?.slice(0, 160);
@@ -32,15 +39,19 @@ export class ProgressTracker {
   private answerChars = 0;
   private toolEvents = 0;
   private note: string | null = null;
+  private lastToolEventAt: number;
 
-  constructor(private readonly startedAt: number) {}
+  constructor(private readonly startedAt: number) {
+    this.lastToolEventAt = startedAt;
+  }
 
   text(delta: string): void {
     this.answerChars += delta.length;
   }
 
-  tool(event: ToolEvent): string {
+  tool(event: ToolEvent, at = Date.now()): string {
     const line = describeToolEvent(event);
+    this.lastToolEventAt = at;
     this.toolEvents += 1;
     this.recent.push(line);
     if (this.recent.length > RECENT_LIMIT) this.recent.shift();
@@ -58,13 +69,15 @@ export class ProgressTracker {
 
   snapshot(now: number): ProgressSnapshot {
     const current = [...this.runningTools.values()].at(-1) ?? null;
+    const silentMs = now - this.lastToolEventAt;
+    const stalled = current !== null && this.note === null && silentMs > APPROVAL_STALL_MS;
     return {
       elapsed_seconds: Math.max(0, Math.round((now - this.startedAt) / 1000)),
       current_tool: current,
       recent_events: [...this.recent],
       answer_chars: this.answerChars,
       tool_events: this.toolEvents,
-      note: this.note,
+      note: stalled ? approvalStallNote(Math.round(silentMs / 1000)) : this.note,
     };
   }
 }

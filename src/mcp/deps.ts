@@ -3,12 +3,15 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { JobService } from "../jobs/service.ts";
 import type { Logger } from "../log.ts";
 import type { SyncCallRegistry } from "./cancellations.ts";
+import type { MessagingDeps } from "./messaging-tools.ts";
 
 export interface ToolDeps {
   jobs: JobService;
   calls: SyncCallRegistry;
   log: Logger;
   timeouts: { syncBudgetMs: number; requestMs: number; heartbeatMs: number; maxWaitMs: number };
+  /** Hermes's messaging tools; absent (nothing changes for anyone) while HERMES_MCP_MESSAGING is off. */
+  messaging?: MessagingDeps;
 }
 
 /** The principal of requests that carry no token identity (in-process use only; /mcp always authenticates). */

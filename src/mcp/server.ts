@@ -5,15 +5,23 @@ import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { fastCallOf, sseResult } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
+import { messagingLevelOf, registerMessagingTools } from "./messaging-tools.ts";
+import type { MessagingLevel } from "../messaging/level.ts";
 import { taskToolCall } from "./task-calls.ts";
 import { registerTaskHandlers, TASKS_CAPABILITY } from "./tasks.ts";
 import { registerTools } from "./tools.ts";
 
 /**
- * One server instance for one request; `principal` is who the request's token belongs to. MCP tasks exist only in
+ * One server instance for one request; `principal` is who the request's token belongs to, `messaging` what its token
+ * allows of Hermes's messaging tools (it sees exactly those; any other is an unknown tool). MCP tasks exist only in
  * the 2025-era protocol (2026-07-28 removed them from core), so only a legacy instance declares and serves them.
  */
-export function createMcpServer(deps: ToolDeps, principal: string, era: "legacy" | "modern" = "legacy"): McpServer {
+export function createMcpServer(
+  deps: ToolDeps,
+  principal: string,
+  era: "legacy" | "modern" = "legacy",
+  messaging: MessagingLevel = "off",
+): McpServer | Promise<McpServer> {
   const server = new McpServer(
     { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
     {
@@ -30,8 +38,10 @@ export function createMcpServer(deps: ToolDeps, principal: string, era: "legacy"
     if (requestId === undefined) return;
     const jobId = deps.calls.find(principal, requestId);
     if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
+    else deps.messaging?.calls.cancel(principal, requestId);
   });
-  return server;
+  if (messaging === "off") return server;
+  return registerMessagingTools(server, deps, principal, messaging).then(() => server);
 }
 
 export interface McpEndpoint {
@@ -47,7 +57,7 @@ export interface EndpointOptions {
 }
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  const sdk = createMcpHandler(({ authInfo, era }) => createMcpServer(deps, principalOf(authInfo), era), {
+  const sdk = createMcpHandler(({ authInfo, era }) => createMcpServer(deps, principalOf(authInfo), era, messagingLevelOf(deps, authInfo)), {
     legacy: "stateless",
     // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
     responseMode: "sse",
@@ -57,10 +67,15 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
     onerror: options.onError,
   });
 
-  // tools/list as the SDK words it, computed once by asking the SDK itself, so the two paths can never differ.
-  let toolsList: Promise<unknown> | null = null;
-  const listTools = (authInfo?: AuthInfo): Promise<unknown> =>
-    (toolsList ??= sdk
+  // tools/list as the SDK words it, computed once per messaging level by asking the SDK itself, so the two paths can
+  // never differ; forgotten whenever the messaging tools change (the child's list_changed, or its first answer).
+  const toolsLists = new Map<MessagingLevel, Promise<unknown>>();
+  deps.messaging?.service.onChange(() => toolsLists.clear());
+  const listTools = (authInfo?: AuthInfo): Promise<unknown> => {
+    const level = messagingLevelOf(deps, authInfo);
+    const cached = toolsLists.get(level);
+    if (cached) return cached;
+    const computed = sdk
       .fetch(
         new Request("http://hermes-mcp.internal/mcp", {
           method: "POST",
@@ -69,7 +84,11 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
         }),
         { authInfo },
       )
-      .then(async (response) => JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
+      .then(async (response) => JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result);
+    // A list made before the child ever answered is not kept: the next caller asks again.
+    if (level === "off" || deps.messaging?.service.ready) toolsLists.set(level, computed);
+    return computed;
+  };
 
   return {
     async fetch(request, authInfo, bodyText) {

@@ -5,7 +5,7 @@ import type { ToolDeps } from "./deps.ts";
 import { TOOLS } from "./tool-table.ts";
 
 /** A call's channel over the SDK's request context (log notifications go through the SDK, which honours logging levels). */
-function channelOf(ctx: ServerContext, deps: ToolDeps, principal: string): CallChannel {
+export function channelOf(ctx: ServerContext, deps: ToolDeps, principal: string): CallChannel {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   return callChannel(
     { principal, requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, progressToken },

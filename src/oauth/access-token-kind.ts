@@ -1,7 +1,8 @@
 // The TokenKind for OAuth access tokens on /mcp: looked up by hash, refused when expired, revoked, or for another audience (RFC 8707).
 import type { Config } from "../config/load.ts";
+import { scopesOfLevel } from "../messaging/level.ts";
 import type { Store } from "../store/index.ts";
-import { ACCESS_TOKEN_PREFIX } from "./constants.ts";
+import { ACCESS_TOKEN_PREFIX, SCOPE } from "./constants.ts";
 import type { TokenKind } from "./verify.ts";
 
 export function oauthAccessTokenKind(store: Store, config: Config): TokenKind {
@@ -17,7 +18,9 @@ export function oauthAccessTokenKind(store: Store, config: Config): TokenKind {
       return {
         token,
         clientId: record.clientId,
-        scopes: record.scope.split(" "),
+        // The static client's messaging is OAUTH_STATIC_CLIENT_MESSAGING as it is now (changing it takes effect at once);
+        // any other client's is what the owner ticked on the consent page, kept in its grant.
+        scopes: record.clientKind === "static" ? [SCOPE, ...scopesOfLevel(config.messaging.staticClient)] : record.scope.split(" "),
         expiresAt: Math.floor(record.expiresAt / 1000),
         resource: new URL(record.resource),
         // The caller's identity on /mcp (jobs and sessions are per principal): the app's principal, which a revoked

@@ -6,8 +6,9 @@ import { type AuthorizationRequest, type AuthorizeOutcome, validateAuthorization
 import type { MetadataClients } from "./cimd.ts";
 import { addressKey } from "./client-address.ts";
 import type { ClientDirectory } from "./clients.ts";
-import { renderConsent } from "./consent-page.ts";
-import { MAX_FORM_BYTES } from "./constants.ts";
+import { atMost, levelOfScopes, scopesOfLevel, type MessagingLevel } from "../messaging/level.ts";
+import { chosenMessaging, renderConsent } from "./consent-page.ts";
+import { MAX_FORM_BYTES, SCOPE } from "./constants.ts";
 import type { ConsentSealer } from "./csrf.ts";
 import { redirectCode, redirectError } from "./errors.ts";
 import { readForm, singleParams } from "./form.ts";
@@ -68,7 +69,10 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
     return outcome.request;
   };
 
-  const approve = (request: AuthorizationRequest, status: number): Response => {
+  /** The scope granted: always `hermes`, plus the messaging scopes for the level approved (never beyond HERMES_MCP_MESSAGING). */
+  const grantedScope = (messaging: MessagingLevel): string => [SCOPE, ...scopesOfLevel(atMost(config.messaging.mode, messaging))].join(" ");
+
+  const approve = (request: AuthorizationRequest, status: number, messaging: MessagingLevel): Response => {
     if (request.client.record) metadata.remember(request.client.record);
     // From the first approval on, the client's errors may be redirected to it (RFC 9700 §4.11.2).
     if (request.client.kind !== "static") store.oauth.clients.markApproved(request.client.id, now());
@@ -77,14 +81,26 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
       resource: request.resource,
-      scope: request.scope,
+      scope: grantedScope(messaging),
     });
-    log.info("oauth: authorization approved", { client_id: request.client.id, kind: request.client.kind });
+    log.info("oauth: authorization approved", { client_id: request.client.id, kind: request.client.kind, messaging });
     return redirectCode(request.redirectUri, config.issuerUrl, request.state, code, status);
   };
 
-  const consent = (request: AuthorizationRequest, error?: string, status?: number): Response =>
-    renderConsent({ client: request.client, redirectUri: request.redirectUri, sealed: sealer.seal(request.params, now()), error, status });
+  const consent = (request: AuthorizationRequest, error?: string, status?: number, messagingChosen?: MessagingLevel): Response => {
+    // What the app asked for in its scope (RFC 6749 §3.3), within what the daemon offers: ticked on first showing.
+    const requested = atMost(config.messaging.mode, levelOfScopes((request.params.scope ?? "").split(" ")));
+    return renderConsent({
+      client: request.client,
+      redirectUri: request.redirectUri,
+      sealed: sealer.seal(request.params, now()),
+      error,
+      status,
+      messaging: config.messaging.mode,
+      messagingChosen: messagingChosen ?? requested,
+      messagingRequested: requested !== "off",
+    });
+  };
 
   return {
     async get(raw) {
@@ -92,8 +108,9 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
       if (!query.ok) return errorPage(400, "Invalid authorization request", `${query.description} (RFC 6749 §3.1).`);
       const settled = settle(await validateAuthorization(query.params, config, clients, now()));
       if (settled instanceof Response) return settled;
-      // The static client is confidential: only the holder of its secret can redeem the code, so no consent page is needed.
-      if (settled.client.kind === "static") return approve(settled, 302);
+      // The static client is confidential: only the holder of its secret can redeem the code, so no consent page is needed;
+      // its messaging is what OAUTH_STATIC_CLIENT_MESSAGING says (the owner's setting stands in for the checkbox).
+      if (settled.client.kind === "static") return approve(settled, 302, config.messaging.staticClient);
       return consent(settled);
     },
 
@@ -102,6 +119,7 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
       const form = await readForm(raw, MAX_FORM_BYTES);
       if (!form.ok) return errorPage(form.status, "Invalid approval", form.description);
       const { req, csrf, action, password } = form.params;
+      const messaging = chosenMessaging(form.params, config.messaging.mode);
       // Anti-CSRF: the form's token must be the HMAC of exactly this authorization request, and not expired.
       const sealed = req && csrf ? sealer.open(req, csrf, now()) : null;
       if (!sealed)
@@ -130,11 +148,11 @@ export function createAuthorizeEndpoints(deps: AuthorizeEndpointDeps): Authorize
         const wait = limiter.hitAll(buckets);
         log.warn("oauth: wrong consent password", { client_id: settled.client.id, address });
         if (wait !== null) return lockedPage(wait);
-        return consent(settled, "Wrong password. Try again.", 403);
+        return consent(settled, "Wrong password. Try again.", 403, messaging);
       }
       // The owner's own address starts afresh; the global count is left to its window.
       limiter.clear(addressBucket(CONSENT_BUCKET, source));
-      return approve(settled, 303);
+      return approve(settled, 303, messaging);
     },
   };
 }

@@ -1,4 +1,5 @@
 // The consent page for dynamic clients: who is asking, where it will be sent, what it grants, the owner's password, Approve / Deny.
+import type { MessagingLevel } from "../messaging/level.ts";
 import type { ResolvedClient } from "./clients.ts";
 import type { SealedRequest } from "./csrf.ts";
 import { code, escapeHtml, page, richText } from "./html.ts";
@@ -10,6 +11,45 @@ export interface ConsentView {
   sealed: SealedRequest;
   error?: string;
   status?: number;
+  /** How far messaging is on (HERMES_MCP_MESSAGING): what the page may offer beyond running tasks. */
+  messaging: MessagingLevel;
+  /** What is ticked: what the app asked for (its `scope`), or what the owner had ticked when the page is shown again. */
+  messagingChosen?: MessagingLevel;
+  /** Whether the app itself asked for messaging scopes (the page says so). */
+  messagingRequested?: boolean;
+}
+
+/**
+ * Reading the owner's chats is a power of its own, so it is its own choice, named for what it is: unticked unless the
+ * app asked for it in its `scope` (then ticked, and the legend says the app asks); sending needs its own tick, and
+ * includes reading. Nothing is granted without the owner's password on this page.
+ */
+function messagingChoice(offered: MessagingLevel, chosen: MessagingLevel = "off", requested = false): string {
+  if (offered === "off") return "";
+  const box = (name: string, checked: boolean, text: string): string =>
+    `<label class="check"><input type="checkbox" name="${name}" value="yes"${checked ? " checked" : ""}><span>${text}</span></label>`;
+  const read = box(
+    "messaging_read",
+    chosen !== "off",
+    "Also let it <strong>read your messages</strong>: every chat Hermes is connected to (Telegram, Discord, Slack…), with their attachments",
+  );
+  const send =
+    offered === "send"
+      ? box(
+          "messaging_send",
+          chosen === "send",
+          "Also let it <strong>send messages as your Hermes bot</strong> to those chats (includes reading them)",
+        )
+      : "";
+  const legend = requested ? "This app also asks for your messages" : "Your messages (optional)";
+  return `<fieldset class="messaging"><legend>${legend}</legend>${read}${send}</fieldset>`;
+}
+
+/** The messaging level the owner ticked on a submitted form (sending includes reading), never more than offered. */
+export function chosenMessaging(form: Record<string, string>, offered: MessagingLevel): MessagingLevel {
+  if (offered === "off") return "off";
+  if (offered === "send" && form.messaging_send === "yes") return "send";
+  return form.messaging_read === "yes" || form.messaging_send === "yes" ? "read" : "off";
 }
 
 function identity(client: ResolvedClient): [string, string] {
@@ -38,6 +78,7 @@ ${error}
 <form method="post" action="/authorize">
 <input type="hidden" name="req" value="${escapeHtml(sealed.req)}">
 <input type="hidden" name="csrf" value="${escapeHtml(sealed.csrf)}">
+${messagingChoice(view.messaging, view.messagingChosen, view.messagingRequested)}
 <label for="password">Your hermes-mcp password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required autofocus>
 <div class="actions">

@@ -85,6 +85,10 @@ input[type=password]{width:100%;font-size:1rem;padding:.7rem;border:1px solid va
 button{flex:1;font-size:1rem;padding:.75rem;border-radius:8px;border:1px solid var(--field);background:var(--card);color:var(--fg);cursor:pointer}
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}
 small{color:var(--muted)}
+fieldset{border:1px solid var(--line);border-radius:8px;margin:0 0 1rem;padding:.5rem .75rem .75rem}
+legend{font-weight:600;padding:0 .25rem}
+label.check{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.5rem 0 0}
+input[type=checkbox]{flex:none;width:1.25rem;height:1.25rem;margin:.15rem 0 0;accent-color:var(--accent)}
 `;
 const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE, "utf8").digest("base64")}'`;
 

@@ -1,6 +1,10 @@
 // Discovery documents: RFC 8414 authorization-server metadata and RFC 9728 protected-resource metadata — advertising exactly what is implemented.
 import type { Config } from "../config/load.ts";
+import { scopesOfLevel } from "../messaging/level.ts";
 import { SCOPE } from "./constants.ts";
+
+/** `hermes`, plus the messaging scopes while HERMES_MCP_MESSAGING offers them (advertising exactly what is granted). */
+const supportedScopes = (config: Config): string[] => [SCOPE, ...scopesOfLevel(config.messaging.mode)];
 
 const AUTH_METHODS = ["client_secret_post", "client_secret_basic", "none"];
 
@@ -18,7 +22,7 @@ export function authorizationServerMetadata(config: Config, dynamicClients: bool
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    scopes_supported: [SCOPE],
+    scopes_supported: supportedScopes(config),
     authorization_response_iss_parameter_supported: true,
   };
   // Advertised only while they work: a consent password is set and OAUTH_DYNAMIC_CLIENTS is not false.
@@ -34,7 +38,7 @@ export function protectedResourceMetadata(config: Config): Record<string, unknow
   return {
     resource: config.resourceUrl,
     authorization_servers: [config.issuerUrl],
-    scopes_supported: [SCOPE],
+    scopes_supported: supportedScopes(config),
     bearer_methods_supported: ["header"],
     resource_name: "Hermes Agent (hermes-mcp)",
   };

@@ -1,6 +1,7 @@
 // Checks bearer tokens on /mcp: personal access tokens (and OAuth access tokens) by hash, cached until another process writes the database.
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { hashToken } from "../crypto/tokens.ts";
+import { scopesOfLevel } from "../messaging/level.ts";
 import type { Store } from "../store/index.ts";
 import { PERSONAL_TOKEN_PREFIX } from "./personal-tokens.ts";
 
@@ -72,14 +73,22 @@ export function createTokenVerifier(
 
 /**
  * Personal access tokens: no expiry; shown as client `pat:<name>`, acting as the token's own principal
- * (`extra.principal`, e.g. `pat:dave#1a2b3c4d`): jobs and conversations belong to the token, not to its name.
+ * (`extra.principal`, e.g. `pat:dave#1a2b3c4d`): jobs and conversations belong to the token, not to its name; its
+ * scopes say what it may do with messaging.
  */
 export function personalTokenKind(store: Store): TokenKind {
   return {
     prefix: PERSONAL_TOKEN_PREFIX,
     lookup(tokenHash, token) {
       const row = store.personalTokens.findByHash(tokenHash);
-      return row ? { token, clientId: `pat:${row.name}`, scopes: ["hermes"], extra: { principal: row.principal } } : null;
+      if (!row) return null;
+      // Messaging only when the token was created with --messaging read|send (a token as such reads no one's chats).
+      return {
+        token,
+        clientId: `pat:${row.name}`,
+        scopes: ["hermes", ...scopesOfLevel(row.messaging)],
+        extra: { principal: row.principal },
+      };
     },
     touch(_hash, info, at) {
       const principal = info.extra?.principal;

@@ -33,3 +33,16 @@ describe("ProgressTracker", () => {
     expect(describeToolEvent({ tool: "x", status: "running", label: "a".repeat(500) }).length).toBeLessThan(200);
   });
 });
+
+describe("a running tool that stays silent", () => {
+  test("after more than 60 s, the note says Hermes may be waiting for an approval on a messaging platform", () => {
+    const t = new ProgressTracker(0);
+    t.tool({ tool: "terminal", status: "running", toolCallId: "1" }, 1_000);
+    expect(t.snapshot(61_000).note).toBeNull();
+    const note = t.snapshot(62_000).note;
+    expect(note).toContain("silent for 61 s");
+    expect(note).toContain("waiting for an approval on one of its messaging platforms");
+    t.tool({ tool: "terminal", status: "completed", toolCallId: "1" }, 62_500);
+    expect(t.snapshot(200_000).note).toBeNull();
+  });
+});

@@ -359,6 +359,45 @@ describe.skipIf(!runs)("the pages read well in light and dark (WCAG AA contrast,
     SLOW,
   );
 
+  test(
+    "with messaging on, the consent page's checkboxes read well too, and a wrong password keeps what was ticked",
+    async () => {
+      const messaging = await startOAuthWorld({
+        password: true,
+        env: { HERMES_MCP_MESSAGING: "send", HERMES_MCP_HERMES_COMMAND: "/nonexistent/hermes mcp serve" },
+      });
+      const page = await browser.newPage();
+      try {
+        const flow = await consentFor("Messaging App", "st-msg", messaging.url);
+        await page.goto(flow.url);
+        expect(await page.isChecked("input[name=messaging_read]")).toBe(false);
+        expect(await page.isChecked("input[name=messaging_send]")).toBe(false);
+        await page.check("input[name=messaging_read]");
+        await page.fill("#password", "not the password");
+        await page.click("button[value=approve]");
+        await page.waitForSelector(".error");
+        expect(await page.isChecked("input[name=messaging_read]")).toBe(true);
+        expect(await page.isChecked("input[name=messaging_send]")).toBe(false);
+        const text = await readableInBothSchemes(page, "consent-messaging");
+        expect(text).toContain("read your messages");
+        expect(text).toContain("send messages as your Hermes bot");
+        // The checkbox itself: its accent (ticked) and its label stand out from the card in both schemes (WCAG 1.4.11).
+        for (const colorScheme of ["light", "dark"] as const) {
+          await page.emulateMedia({ colorScheme });
+          const [accent, card] = await page.evaluate(() => [
+            getComputedStyle(document.querySelector("input[name=messaging_read]") as Element).accentColor,
+            getComputedStyle(document.querySelector(".card") as Element).backgroundColor,
+          ]);
+          expect({ colorScheme, enough: contrast(accent as string, card as string) >= 3 }).toEqual({ colorScheme, enough: true });
+        }
+      } finally {
+        await page.close();
+        await messaging.close();
+      }
+    },
+    SLOW,
+  );
+
   test("the lockout page tells the owner the way out: hermes-mcp set-password, shown as code", () => {
     expect(lockout.text).toContain("hermes-mcp set-password");
     expect(lockout.code).toContain("hermes-mcp set-password");

@@ -210,11 +210,13 @@ export function submitConsent(
   password: string,
   action: "approve" | "deny",
   headers: Record<string, string> = {},
+  /** Other form fields, such as the messaging checkboxes (`messaging_read: "yes"`). */
+  fields: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${base}/authorize`, {
     method: "POST",
     redirect: "manual",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base, "Sec-Fetch-Site": "same-origin", ...headers },
-    body: new URLSearchParams({ req: form.req, csrf: form.csrf, password, action }),
+    body: new URLSearchParams({ req: form.req, csrf: form.csrf, password, action, ...fields }),
   });
 }

@@ -1,0 +1,140 @@
+// Hermes's messaging tools on the MCP endpoint: which ones a caller's token allows, registered per request, events_wait as a long-poll, cancels routed across requests.
+import {
+  fromJsonSchema,
+  type AuthInfo,
+  type CallToolResult,
+  type McpServer,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from "@modelcontextprotocol/server";
+import { levelOfScopes, type MessagingLevel } from "../messaging/level.ts";
+import type { MessagingService } from "../messaging/service.ts";
+import type { MessagingTool } from "../messaging/tools.ts";
+import type { CallChannel } from "./channel.ts";
+import type { ToolDeps } from "./deps.ts";
+import { channelOf } from "./tools.ts";
+
+/**
+ * Routes a client's notifications/cancelled to the messaging call it names (a long-polling hermes_events_wait), even
+ * when it arrives on another stateless request; keyed by principal and request id, ambiguous ids cancel nothing.
+ */
+export class MessagingCallRegistry {
+  private readonly calls = new Map<string, AbortController[]>();
+
+  private static key(principal: string, requestId: string | number): string {
+    return `${principal}\u0000${typeof requestId}:${requestId}`;
+  }
+
+  register(principal: string, requestId: string | number, controller: AbortController): () => void {
+    const key = MessagingCallRegistry.key(principal, requestId);
+    this.calls.set(key, [...(this.calls.get(key) ?? []), controller]);
+    return () => {
+      const rest = this.calls.get(key)?.filter((c) => c !== controller) ?? [];
+      if (rest.length === 0) this.calls.delete(key);
+      else this.calls.set(key, rest);
+    };
+  }
+
+  /** Aborts the one call so named; false when there is none (or more than one). */
+  cancel(principal: string, requestId: string | number): boolean {
+    const calls = this.calls.get(MessagingCallRegistry.key(principal, requestId));
+    if (!calls || calls.length !== 1) return false;
+    calls[0]?.abort("cancelled by the client");
+    return true;
+  }
+}
+
+/** What the endpoint needs for messaging: the service, and the cancel registry. Absent when HERMES_MCP_MESSAGING is off. */
+export interface MessagingDeps {
+  service: MessagingService;
+  calls: MessagingCallRegistry;
+}
+
+/**
+ * The messaging level of a request: what its token was granted (OAuth scopes set by the token verifier — a
+ * consent checkbox, OAUTH_STATIC_CLIENT_MESSAGING or `token create --messaging`), never more than the daemon allows.
+ */
+export function messagingLevelOf(deps: ToolDeps, authInfo: AuthInfo | undefined): MessagingLevel {
+  if (!deps.messaging || !authInfo) return "off";
+  return deps.messaging.service.levelFor(levelOfScopes(authInfo.scopes));
+}
+
+/** Input schemas converted once per child declaration, not once per request. */
+const schemas = new WeakMap<object, StandardSchemaWithJSON<unknown, unknown>>();
+function inputSchemaOf(tool: MessagingTool): StandardSchemaWithJSON<unknown, unknown> {
+  let schema = schemas.get(tool.declaration);
+  if (!schema) {
+    schema = fromJsonSchema(tool.declaration.inputSchema as Parameters<typeof fromJsonSchema>[0]);
+    schemas.set(tool.declaration, schema);
+  }
+  return schema;
+}
+
+/** Margin left between the child's own wait and hermes-mcp's per-call timeout, so a long-poll ends as "no events". */
+const WAIT_MARGIN_MS = 5000;
+
+/**
+ * Registers the tools a caller at `level` may use. Schema and description are the child's; no output schema is
+ * re-declared, because an oversized result may lose its structured part (bounds.ts) and must still be valid.
+ */
+export async function registerMessagingTools(server: McpServer, deps: ToolDeps, principal: string, level: MessagingLevel): Promise<void> {
+  const messaging = deps.messaging;
+  if (!messaging || level === "off") return;
+  for (const tool of await messaging.service.toolsFor(level)) {
+    const declaration = tool.declaration;
+    server.registerTool(
+      tool.name,
+      {
+        title: declaration.title ?? declaration.annotations?.title,
+        description: declaration.description ?? `Hermes's ${tool.upstream}`,
+        inputSchema: inputSchemaOf(tool),
+        annotations: declaration.annotations,
+      },
+      (args: unknown, ctx: ServerContext) => {
+        // Stateless serving keeps no stream open for notifications, so a list change reaches the calls in flight.
+        const stop = messaging.service.onChange(() => {
+          ctx.mcpReq.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);
+        });
+        return runMessagingTool(deps, messaging, tool, (args ?? {}) as Record<string, unknown>, channelOf(ctx, deps, principal)).finally(
+          stop,
+        );
+      },
+    );
+  }
+}
+
+/** One call: cancellable from this request or a later notifications/cancelled; events_wait reports a heartbeat while it waits. */
+async function runMessagingTool(
+  deps: ToolDeps,
+  messaging: MessagingDeps,
+  tool: MessagingTool,
+  args: Record<string, unknown>,
+  channel: CallChannel,
+): Promise<CallToolResult> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort("client went away");
+  channel.signal.addEventListener("abort", onAbort, { once: true });
+  const forget = messaging.calls.register(channel.principal, channel.requestId, controller);
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let callArgs = args;
+  if (tool.upstream === "events_wait") {
+    const budget = Math.max(1000, messaging.service.timeoutMs - WAIT_MARGIN_MS);
+    if (typeof args.timeout_ms === "number" && args.timeout_ms > budget) callArgs = { ...args, timeout_ms: budget };
+    const started = Date.now();
+    // The same heartbeat as hermes_ask: clients reset their timeout on it, and tunnels see a live stream.
+    heartbeat = setInterval(
+      () => channel.report(`Waiting for new messages (${Math.round((Date.now() - started) / 1000)} s elapsed)`),
+      deps.timeouts.heartbeatMs,
+    );
+  }
+  try {
+    const result = await messaging.service.call(tool, callArgs, channel.principal, controller.signal);
+    if (controller.signal.aborted)
+      deps.log.debug("messaging: call cancelled by the client", { tool: tool.name, principal: channel.principal });
+    return result;
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    channel.signal.removeEventListener("abort", onAbort);
+    forget();
+  }
+}
