@@ -1,5 +1,6 @@
 // The README is the contract: every variable and command it must document is there, and its set-up commands run as written.
 import { describe, expect, test } from "bun:test";
+import type { ArgsDef, CommandDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EnvSchema } from "../src/config/schema.ts";
@@ -9,14 +10,76 @@ import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./
 const ROOT = join(import.meta.dir, "..");
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
+/** The README between one `## ` heading and the next. */
+const section = (heading: string): string => {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  expect(start).toBeGreaterThan(0);
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end === -1 ? undefined : end);
+};
+
+type Command = CommandDef<ArgsDef>;
+const resolved = async <T>(value: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> =>
+  typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
+
+/**
+ * Every command line the CLI offers, read from src/cli/index.ts's lazy subcommands and their own subcommands: the
+ * usage as the README writes it (`jobs show ID`: positionals upper-cased) and the command's options.
+ */
+async function cliCommands(): Promise<{ usage: string; options: string[] }[]> {
+  const index = readFileSync(join(ROOT, "src/cli/index.ts"), "utf8");
+  const entries = [...index.matchAll(/^\s+"?([a-z][a-z-]*)"?: \(\) => import\("\.\/([a-z-]+\.ts)"\)/gm)];
+  expect(entries.length).toBeGreaterThanOrEqual(7);
+  const commands: { usage: string; options: string[] }[] = [];
+  const visit = async (path: string, command: Command): Promise<void> => {
+    const subCommands = await resolved(command.subCommands);
+    if (subCommands && Object.keys(subCommands).length > 0) {
+      for (const [name, sub] of Object.entries(subCommands)) await visit(`${path} ${name}`, (await resolved(sub)) as Command);
+      return;
+    }
+    const args = Object.entries((await resolved(command.args)) ?? {});
+    const positionals = args.filter(([, arg]) => arg.type === "positional").map(([name]) => name.toUpperCase());
+    commands.push({
+      usage: [path, ...positionals].join(" "),
+      options: args.filter(([, arg]) => arg.type !== "positional").map(([name]) => `--${name}`),
+    });
+  };
+  for (const [, name, file] of entries) {
+    const module = (await import(join(ROOT, "src/cli", file as string))) as { default: Command };
+    await visit(`hermes-mcp ${name}`, module.default);
+  }
+  return commands;
+}
+
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
   scripts: Record<string, string>;
 };
 
 describe("README", () => {
-  test("documents every environment variable the daemon reads", () => {
-    for (const name of Object.keys(EnvSchema.shape)) expect(readme).toContain(`\`${name}\``);
+  test("documents every environment variable the daemon reads, in the Configuration table", () => {
+    const configuration = section("Configuration");
+    const names = Object.keys(EnvSchema.shape);
+    expect(names).toContain("HERMES_MCP_MAX_STORED_JOBS");
+    for (const name of names) expect({ name, documented: configuration.includes(`\`${name}\``) }).toEqual({ name, documented: true });
+  });
+
+  test("documents every command, subcommand and option src/cli/index.ts offers, in the Commands table", async () => {
+    const commands = section("Commands");
+    const offered = await cliCommands();
+    // The jobs commands are there (a regex that stopped matching index.ts would otherwise pass on an empty list).
+    expect(offered.map((c) => c.usage)).toEqual(
+      expect.arrayContaining(["hermes-mcp jobs list", "hermes-mcp jobs show ID", "hermes-mcp jobs cancel ID"]),
+    );
+    for (const { usage, options } of offered) {
+      expect({ usage, documented: commands.includes(`\`${usage}`) }).toEqual({ usage, documented: true });
+      const row = commands
+        .split("\n")
+        .filter((line) => line.startsWith(`| \`${usage}`))
+        .join("\n");
+      for (const option of options)
+        expect({ usage, option, documented: row.includes(option) }).toEqual({ usage, option, documented: true });
+    }
   });
 
   test("documents every command", () => {
@@ -31,6 +94,9 @@ describe("README", () => {
       "set-password",
       "clients list",
       "clients revoke ID",
+      "jobs list",
+      "jobs show ID",
+      "jobs cancel ID",
     ]) {
       expect(readme).toContain(`hermes-mcp ${command}`);
     }
