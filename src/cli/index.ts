@@ -15,6 +15,7 @@ const main = defineCommand({
     "set-password": () => import("./set-password.ts").then((m) => m.default),
     clients: () => import("./clients.ts").then((m) => m.default),
     jobs: () => import("./jobs.ts").then((m) => m.default),
+    service: () => import("./service.ts").then((m) => m.default),
   },
 });
 

@@ -39,12 +39,15 @@ export interface DaemonUnitOptions {
   environmentFile: string;
   /** Extra variables the daemon must see as the installing shell did (XDG_CONFIG_HOME, XDG_DATA_HOME). */
   environment?: Record<string, string>;
+  /** The first comment line: who wrote the file. */
+  origin?: string;
 }
 
 export function daemonSystemdUnit(options: DaemonUnitOptions): string {
   const environment = Object.entries(options.environment ?? {}).map(([key, value]) => `Environment=${systemdWord(`${key}=${value}`)}`);
   return [
-    "# systemd user unit for hermes-mcp, written by `hermes-mcp service install` (run it again rather than editing this file).",
+    options.origin ??
+      "# systemd user unit for hermes-mcp, written by `hermes-mcp service install` (run it again rather than editing this file).",
     "[Unit]",
     "Description=hermes-mcp — remote MCP bridge to Hermes Agent",
     "Documentation=https://github.com/mlennie/hermes-mcp",
@@ -168,6 +171,8 @@ export function renderPackagedUnits(): Record<string, string> {
     "hermes-mcp.service": daemonSystemdUnit({
       execStart: "%h/.local/bin/hermes-mcp serve",
       environmentFile: "%h/.config/hermes-mcp/env",
+      origin:
+        "# systemd user unit for hermes-mcp in ~/.local/bin (where install.sh puts it); `hermes-mcp service install` writes and loads it for you.",
     }),
   };
 }
