@@ -16,6 +16,7 @@ const main = defineCommand({
     clients: () => import("./clients.ts").then((m) => m.default),
     jobs: () => import("./jobs.ts").then((m) => m.default),
     service: () => import("./service.ts").then((m) => m.default),
+    connect: () => import("./connect.ts").then((m) => m.default),
   },
 });
 

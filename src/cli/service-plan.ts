@@ -1,5 +1,6 @@
 // What `hermes-mcp service install|uninstall|status|logs` does, as a plan of files and commands: printed by --dry-run, carried out otherwise.
 import { join } from "node:path";
+import { shellCommand } from "./shell-word.ts";
 import {
   daemonSystemdUnit,
   LAUNCHD_LABEL,
@@ -179,19 +180,13 @@ export function logsPlan(context: ServiceContext, follow: boolean, lines: number
   return { files: [], remove: [], commands: [{ argv }] };
 }
 
-/** A shell word, quoted only when needed: how --dry-run shows a command so it can be pasted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The --dry-run text: each file between `--- PATH (mode NNNN)` and `--- end`, each removal, then each command after `$ `. */
 export function describePlan(plan: ServicePlan): string {
   const out: string[] = [];
   for (const file of plan.files) {
     out.push(`--- ${file.path} (mode ${file.mode.toString(8).padStart(4, "0")})`, (file.shown ?? file.text).replace(/\n$/, ""), "--- end");
   }
-  for (const path of plan.remove) out.push(`rm ${shellWord(path)}`);
-  for (const command of plan.commands)
-    out.push(`$ ${command.argv.map(shellWord).join(" ")}${command.mayFail ? "  # may fail if not loaded" : ""}`);
+  for (const path of plan.remove) out.push(`rm ${shellCommand([path])}`);
+  for (const command of plan.commands) out.push(`$ ${shellCommand(command.argv)}${command.mayFail ? "  # may fail if not loaded" : ""}`);
   return `${out.join("\n")}\n`;
 }

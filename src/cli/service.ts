@@ -16,11 +16,11 @@ import {
   type ServiceContext,
   type ServiceOs,
   type ServicePlan,
-  shellWord,
   statusPlan,
   uninstallPlan,
 } from "./service-plan.ts";
 import type { TunnelKind, TunnelOptions } from "./service-units.ts";
+import { shellCommand } from "./shell-word.ts";
 import { writeStaticClient } from "./static-client.ts";
 
 const common = {
@@ -113,7 +113,7 @@ function carryOut(plan: ServicePlan): number {
   }
   let last = 0;
   for (const command of plan.commands) {
-    const shown = command.argv.map(shellWord).join(" ");
+    const shown = shellCommand(command.argv);
     let code: number;
     try {
       code = Bun.spawnSync(command.argv, { stdio: ["inherit", "inherit", "inherit"] }).exitCode;
@@ -176,7 +176,7 @@ const install = defineCommand({
       if (envFile) ui.info(`${dryRun ? "would write" : "wrote"} a new static OAuth client into ${ctx.envFile} (mode 0600)`);
       if (ctx.os === "linux") lingerAdvice();
       if (!dryRun) {
-        ui.success(`hermes-mcp runs as a service: ${ctx.daemonArgv.map(shellWord).join(" ")}`);
+        ui.success(`hermes-mcp runs as a service: ${shellCommand(ctx.daemonArgv)}`);
         ui.info("Next: `hermes-mcp doctor`, then `hermes-mcp connect claude` for what to paste into Claude.");
       }
     }),
