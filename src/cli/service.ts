@@ -122,7 +122,14 @@ function carryOut(plan: ServicePlan): number {
         `\`${command.argv[0]}\` was not found, so \`${shown}\` could not run; see the files with --dry-run and load them by hand`,
       );
     }
-    if (code !== 0 && !command.mayFail) throw new CliExit(`\`${shown}\` failed (exit ${code}); see its message above`);
+    if (code !== 0 && !command.mayFail) {
+      // The usual cause in a container or an `su` shell: no user manager to talk to.
+      const hint =
+        command.argv[0] === "systemctl"
+          ? "; if it cannot connect to the bus, log in as this user directly (not through su or sudo) or turn on lingering"
+          : "";
+      throw new CliExit(`\`${shown}\` failed (exit ${code}); see its message above${hint}`);
+    }
     last = code;
   }
   return last;
