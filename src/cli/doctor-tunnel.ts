@@ -193,6 +193,46 @@ function fromDatabase(config: Config): { probeKey: string | null; grants: { gran
   }
 }
 
+/** The issuer the running daemon serves as, asked on loopback; null when it cannot be asked. */
+async function runningIssuer(holder: DaemonHolder): Promise<string | null> {
+  if (holder.port === null) return null;
+  try {
+    // A loopback Host name: the guard refuses a wildcard BIND_HOST such as 0.0.0.0 (as portCheck does).
+    const response = await fetch(`http://127.0.0.1:${holder.port}/.well-known/oauth-authorization-server`, {
+      headers: { host: `127.0.0.1:${holder.port}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    const issuer = ((await response.json()) as { issuer?: unknown }).issuer;
+    return typeof issuer === "string" ? issuer : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The local daemon these checks are about, or a warning why they are skipped: it is not running (nothing to prove),
+ * or it still serves an older OAUTH_ISSUER_URL (the env file changed since it started: a restart is the fix).
+ */
+async function localDaemonCheck(config: Config, running: DaemonHolder | "unknown" | null): Promise<Check | null> {
+  if (running === null)
+    return {
+      ok: true,
+      warn: true,
+      title: `hermes-mcp is not running, so ${config.issuerUrl} was not checked from the outside`,
+      fix: "start it (`hermes-mcp service install`, or `hermes-mcp serve`), then run `hermes-mcp doctor` again",
+    };
+  if (running === "unknown") return null;
+  const serving = await runningIssuer(running);
+  if (serving === null || serving === config.issuerUrl) return null;
+  return {
+    ok: true,
+    warn: true,
+    title: `the running hermes-mcp (pid ${running.pid}) still serves as ${serving}, not ${config.issuerUrl}`,
+    detail: "it started before OAUTH_ISSUER_URL changed; the checks through the public URL run once it serves the new one",
+    fix: "restart it: `systemctl --user restart hermes-mcp` for the service, or stop and start `hermes-mcp serve`",
+  };
+}
+
 /** Every check through OAUTH_ISSUER_URL; nothing when it is not a public https URL. */
 export async function tunnelChecks(config: Config, running: DaemonHolder | "unknown" | null): Promise<Check[]> {
   if (!hasPublicIssuer(config)) return [];
@@ -202,6 +242,11 @@ export async function tunnelChecks(config: Config, running: DaemonHolder | "unkn
   const waf = unusedGrantsCheck(grants);
   const done = (): Check[] => (waf ? [...checks, waf] : checks);
   const port = config.bind.port;
+  const skipped = await localDaemonCheck(config, running);
+  if (skipped) {
+    checks.push(skipped);
+    return done();
+  }
 
   // 1. Protected-resource metadata (RFC 9728) through the tunnel: TLS trusted, something answers, and it is ours.
   const resourceTitle = `public URL ${issuer} reachable over trusted HTTPS, naming ${config.resourceUrl}`;
@@ -252,12 +297,12 @@ export async function tunnelChecks(config: Config, running: DaemonHolder | "unkn
 
   // 3. The proof that the tunnel reaches this daemon, and that its streams are not held back.
   const reachTitle = "the public URL reaches this hermes-mcp";
-  if (running === null || probeKey === null) {
+  if (probeKey === null) {
     checks.push({
       ok: false,
       title: reachTitle,
-      detail: "hermes-mcp is not running on this database, so whatever answers there is another one",
-      fix: "start it (`hermes-mcp service install`, or `hermes-mcp serve`), then run doctor again",
+      detail: "the running hermes-mcp recorded no probe key: it predates this version",
+      fix: "restart it (`systemctl --user restart hermes-mcp`, or stop and start `hermes-mcp serve`), then run doctor again",
     });
   } else {
     const challenge = randomBytes(24).toString("base64url");
@@ -282,7 +327,7 @@ export async function tunnelChecks(config: Config, running: DaemonHolder | "unkn
           fix: `point the tunnel at http://127.0.0.1:${port} on this machine, and stop the other hermes-mcp or its tunnel`,
         });
       } else {
-        checks.push({ ok: true, title: reachTitle, detail: running === "unknown" ? undefined : `pid ${running.pid}` });
+        checks.push({ ok: true, title: reachTitle, detail: running === null || running === "unknown" ? undefined : `pid ${running.pid}` });
         checks.push(
           result.streamed
             ? { ok: true, title: "streamed responses pass the tunnel unbuffered" }

@@ -27,7 +27,7 @@ export function tunnelProbeRoutes(key: string): Hono {
       return c.json({ error: "invalid_request", error_description: "challenge must be 16–128 URL-safe characters" }, 400);
     const encoder = new TextEncoder();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // Server-sent events, like /mcp's streams, so a tunnel treats the probe as it treats a tool call's progress.
+    // Server-sent events with /mcp's stream headers (mcp-route.ts), so a tunnel treats the probe as it treats a tool call's progress.
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(encoder.encode(`event: proof\ndata: ${JSON.stringify({ proof: probeProof(key, challenge) })}\n\n`));
@@ -40,7 +40,9 @@ export function tunnelProbeRoutes(key: string): Hono {
         clearTimeout(timer);
       },
     });
-    return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-store" } });
+    return new Response(body, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+    });
   });
   return app;
 }

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { clockCheck, tunnelHostChecks, unusedGrantsCheck } from "../../src/cli/doctor-tunnel.ts";
 import { freePort, runCli, startTestDaemon, type TestDaemon, tempHomes } from "../support/daemon.ts";
-import { FAKE_GATEWAY_KEY, type FakeGateway, reserveClosedPort, startFakeGateway } from "../support/fake-gateway.ts";
+import { FAKE_GATEWAY_KEY, type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
 
 const newHome = tempHomes();
 const certDir = newHome();
@@ -61,8 +61,11 @@ beforeAll(async () => {
   };
   daemon = await startTestDaemon({ home: newHome(), env });
   other = await startTestDaemon({ home: newHome(), env });
-  tunnel = Bun.serve({ hostname: "127.0.0.1", port: tunnelPort, tls: { cert: Bun.file(CERT), key: Bun.file(KEY) }, fetch: standIn });
+  tunnel = serveTunnel();
 });
+
+const serveTunnel = (): Server<undefined> =>
+  Bun.serve({ hostname: "127.0.0.1", port: tunnelPort, tls: { cert: Bun.file(CERT), key: Bun.file(KEY) }, fetch: standIn });
 
 afterAll(async () => {
   tunnel?.stop(true);
@@ -127,12 +130,14 @@ describe("doctor through a broken tunnel names the cause and the fix", () => {
   });
 
   test("no tunnel at all", async () => {
-    const result = await doctor({ OAUTH_ISSUER_URL: `https://127.0.0.1:${reserveClosedPort()}` });
-    expect(row(result.checks, /reachable over trusted HTTPS/)).toMatchObject({
-      status: "fail",
-      detail: expect.stringContaining("nothing answers"),
-    });
-    expect(row(result.checks, /reachable over trusted HTTPS/)?.fix).toContain("start the tunnel");
+    tunnel.stop(true);
+    try {
+      const failing = row((await doctor()).checks, /reachable over trusted HTTPS/);
+      expect(failing).toMatchObject({ status: "fail", detail: expect.stringContaining("nothing answers") });
+      expect(failing?.fix).toContain("start the tunnel");
+    } finally {
+      tunnel = serveTunnel();
+    }
   });
 
   test("a certificate nobody trusts (TLS verification stays on)", async () => {
@@ -162,6 +167,26 @@ describe("doctor through a broken tunnel names the cause and the fix", () => {
     mode = "buffer";
     const result = await runCli(["doctor"], { home: daemon.home, env: { ...daemon.env, NODE_EXTRA_CA_CERTS: CERT } });
     expect(result.stdout).toMatch(/✖ streamed responses pass the tunnel unbuffered — .*\n {4}fix: turn off response buffering/);
+  });
+});
+
+describe("when the checks through the public URL would prove nothing", () => {
+  test("a daemon still serving an older OAUTH_ISSUER_URL: restart it, nothing probed", async () => {
+    mode = "pass";
+    const result = await doctor({ OAUTH_ISSUER_URL: "https://hermes.example.com", MCP_ALLOWED_HOSTS: "hermes.example.com" });
+    expect(row(result.checks, /still serves as/)).toMatchObject({ status: "warn", fix: expect.stringContaining("restart") });
+    expect(row(result.checks, /reachable over trusted HTTPS/)).toBeUndefined();
+    expect(result.checks.filter((c) => c.status === "fail")).toEqual([]);
+  });
+
+  test("no daemon running: a warning to start it first, not a failure", async () => {
+    const result = await runCli(["doctor", "--json"], {
+      home: newHome(),
+      env: { HERMES_API_URL: gateway.url, HERMES_API_KEY: FAKE_GATEWAY_KEY, OAUTH_ISSUER_URL: issuer, BIND_PORT: "0" },
+    });
+    const checks = (JSON.parse(result.stdout) as { checks: Row[] }).checks;
+    expect(row(checks, /is not running/)?.status).toBe("warn");
+    expect(row(checks, /reachable over trusted HTTPS/)).toBeUndefined();
   });
 });
 

@@ -11,6 +11,9 @@ describe("GET /.well-known/hermes-mcp/probe", () => {
     const response = await app.request(`${PROBE_PATH}?challenge=${challenge}`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
+    // The same stream headers as /mcp's, so what the probe sees through a tunnel is what tool calls see.
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
     const text = await response.text();
     const proof = createHmac("sha256", "the-key").update(challenge).digest("hex");
     expect(text).toBe(`event: proof\ndata: {"proof":"${proof}"}\n\nevent: end\ndata: {}\n\n`);
