@@ -2,6 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { RELEASE_TARGETS } from "../scripts/targets.ts";
+import { CONNECT_CLIENTS } from "../src/cli/connect-formats.ts";
 import { EnvSchema } from "../src/config/schema.ts";
 import { matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../src/oauth/redirects.ts";
 import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
@@ -57,6 +59,36 @@ describe("README", () => {
     expect(readme.indexOf("Try it locally")).toBeLessThan(readme.indexOf("cloudflared tunnel"));
     // Nothing writes into ~/.config/hermes-mcp before mint-client --write has created it privately.
     expect(quickstart.indexOf("mint-client --write")).toBeLessThan(quickstart.indexOf(">> ~/.config/hermes-mcp/env"));
+  });
+
+  test("the release path: download by hand or install.sh, the service in one command, connect, tunnels, upgrading, restarts", () => {
+    for (const command of ["service install", "service uninstall", "service status", "service logs", "connect CLIENT", "doctor --json"])
+      expect(readme).toContain(`hermes-mcp ${command}`);
+    for (const client of CONNECT_CLIENTS) expect(readme).toContain(`\`${client}\``);
+    for (const target of RELEASE_TARGETS) expect(readme).toContain(`\`${target.file.replace("hermes-mcp-", "")}\``);
+    for (const text of ["sh install.sh", "sh install.sh --from FOLDER", "SHA256SUMS", "sha256sum -c --ignore-missing SHA256SUMS"])
+      expect(readme).toContain(text);
+    for (const section of [
+      "## From download to a Claude connector in five steps",
+      "## Tunnels",
+      "## Upgrading from the Python hermes-mcp",
+      "## What survives a restart",
+      "## Design notes",
+    ])
+      expect(readme).toContain(section);
+    // Every tunnel the issue names, and what doctor warns about.
+    for (const text of [
+      "cloudflared tunnel --url",
+      "cloudflared tunnel create",
+      "config.yml",
+      "--tunnel ngrok",
+      "tailscale funnel",
+      "Block AI bots",
+    ])
+      expect(readme).toContain(text);
+    expect(readme).toContain("`@modelcontextprotocol/server`");
+    for (const file of ["LICENSE", "SECURITY.md", "CONTRIBUTING.md", "CHANGELOG.md", "packaging/install.sh"])
+      expect(existsSync(join(ROOT, file))).toBe(true);
   });
 
   test("the files it points at exist", () => {
