@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { clockCheck, tunnelHostChecks, unusedGrantsCheck } from "../../src/cli/doctor-tunnel.ts";
+import { clockCheck, tunnelHostChecks, unusedGrantsCheck } from "../../src/cli/doctor-tunnel-verdicts.ts";
 import { freePort, runCli, startTestDaemon, type TestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
 
