@@ -64,8 +64,10 @@ if (values.host) {
 
 const wanted = values.only ? values.only.split(",").map((name) => name.trim()) : RELEASE_TARGETS.map((t) => t.name);
 const targets = wanted.map((name) => RELEASE_TARGETS.find((t) => t.name === name) ?? fail(`unknown target "${name}"`));
-rmSync(out, { recursive: true, force: true });
+const EXTRAS = ["SHA256SUMS", "install.sh", "LICENSE", ...Object.keys(renderPackagedUnits())];
+// Only what a release writes is cleared (a stale binary must not sit beside new SHA256SUMS); never the whole folder.
 mkdirSync(out, { recursive: true });
+for (const name of [...RELEASE_TARGETS.map((t) => t.file), ...EXTRAS]) rmSync(join(out, name), { force: true });
 
 // A few builds at a time: each is one bun process, mostly single-threaded.
 const queue = [...targets];
