@@ -1,9 +1,11 @@
 // Wires the layers into a running daemon: the database lock, store, HTTP server, gateway client, jobs, token verifier, MCP endpoint; and stops it cleanly.
 import type { Server } from "bun";
+import { randomBytes } from "node:crypto";
 import { type Config, type LoadedConfig, withBoundPort } from "./config/load.ts";
 import { GatewayClient } from "./gateway/client.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
+import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
@@ -102,7 +104,10 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
   );
   const mcpRoute = createMcpRoute({ config, log, verifier, mcp, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
   const oauth = createOAuthServer({ config, store, log, onRevoke: () => verifier.invalidate() });
-  const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth });
+  // A fresh key each start: doctor's proof through the tunnel names this process, not one that ran here before.
+  const probeKey = randomBytes(32).toString("base64url");
+  store.oauth.settings.set(PROBE_KEY_SETTING, probeKey);
+  const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey });
 
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.

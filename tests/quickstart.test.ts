@@ -109,7 +109,8 @@ test("the quick start works as written on a fresh machine", async () => {
   // 2. hermes-mcp on PATH (the `export` lasts for the block, as in the reader's shell; later blocks get it the same way).
   const linked = await sh(onPath as string);
   expect(linked.code, linked.stderr).toBe(0);
-  expect(linked.stdout.trim().split("\n").at(-1)).toMatch(/^\d+\.\d+\.\d+$/);
+  // Linked to the clone, it runs from source and says so (a release build names its commit and target instead).
+  expect(linked.stdout.trim().split("\n").at(-1)).toMatch(/^\d+\.\d+\.\d+ \(from source\)$/);
   const exportLine = /^export PATH=.*$/m.exec(onPath as string)?.[0] ?? "";
   expect(exportLine).not.toBe("");
   expect((await sh(`${exportLine}\ncommand -v hermes-mcp`)).stdout.trim()).toBe(join(home, ".bun", "bin", "hermes-mcp"));

@@ -3,6 +3,8 @@ import { describe, expect, test } from "bun:test";
 import type { ArgsDef, CommandDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { RELEASE_TARGETS } from "../scripts/targets.ts";
+import { CONNECT_CLIENTS } from "../src/cli/connect-formats.ts";
 import { EnvSchema } from "../src/config/schema.ts";
 import { matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../src/oauth/redirects.ts";
 import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
@@ -158,6 +160,36 @@ describe("README", () => {
     expect(tools).toContain("its `taskId` is the `job_id`");
   });
 
+  test("the release path: download by hand or install.sh, the service in one command, connect, tunnels, upgrading, restarts", () => {
+    for (const command of ["service install", "service uninstall", "service status", "service logs", "connect CLIENT", "doctor --json"])
+      expect(readme).toContain(`hermes-mcp ${command}`);
+    for (const client of CONNECT_CLIENTS) expect(readme).toContain(`\`${client}\``);
+    for (const target of RELEASE_TARGETS) expect(readme).toContain(`\`${target.file.replace("hermes-mcp-", "")}\``);
+    for (const text of ["sh install.sh", "sh install.sh --from FOLDER", "SHA256SUMS", "sha256sum -c --ignore-missing SHA256SUMS"])
+      expect(readme).toContain(text);
+    for (const section of [
+      "## From download to a Claude connector in five steps",
+      "## Tunnels",
+      "## Upgrading from the Python hermes-mcp",
+      "## What survives a restart",
+      "## Design notes",
+    ])
+      expect(readme).toContain(section);
+    // Every tunnel the issue names, and what doctor warns about.
+    for (const text of [
+      "cloudflared tunnel --url",
+      "cloudflared tunnel create",
+      "config.yml",
+      "--tunnel ngrok",
+      "tailscale funnel",
+      "Block AI bots",
+    ])
+      expect(readme).toContain(text);
+    expect(readme).toContain("`@modelcontextprotocol/server`");
+    for (const file of ["LICENSE", "SECURITY.md", "CONTRIBUTING.md", "CHANGELOG.md", "packaging/install.sh"])
+      expect(existsSync(join(ROOT, file))).toBe(true);
+  });
+
   test("the files it points at exist", () => {
     for (const path of [
       "packaging/systemd/hermes-mcp.service",
@@ -171,7 +203,8 @@ describe("README", () => {
     const unit = readFileSync(join(ROOT, "packaging/systemd/hermes-mcp.service"), "utf8");
     expect(readme).toContain("install -Dm755 dist/hermes-mcp ~/.local/bin/hermes-mcp");
     expect(unit).toContain("ExecStart=%h/.local/bin/hermes-mcp serve");
-    expect(pkg.scripts.build).toContain("--outfile dist/hermes-mcp");
+    // `bun run build` is the release script for this machine only; it writes dist/hermes-mcp (tests/cli/binary.test.ts runs it).
+    expect(pkg.scripts.build).toBe("bun scripts/release.ts --host");
   });
 
   test("`bun run start` serves on loopback with no configuration, and `bun run hermes-mcp doctor` runs", async () => {

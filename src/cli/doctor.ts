@@ -5,6 +5,8 @@ import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
 import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { checksAsJson } from "./doctor-json.ts";
+import { tunnelChecks } from "./doctor-tunnel.ts";
 import { styleFor } from "./style.ts";
 
 const style = styleFor(process.stdout);
@@ -17,15 +19,18 @@ function print(check: Check): void {
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check configuration, gateway, key, model, database, port, issuer and messaging" },
-  run: () =>
+  meta: { name: "doctor", description: "Check configuration, gateway, key, model, database, port, issuer, messaging and the public URL" },
+  args: { json: { type: "boolean", description: "One JSON object for scripts: {ok, checks: [{status, title, detail, fix}]}" } },
+  run: ({ args }) =>
     guarded(async () => {
       let loaded;
       try {
         loaded = loadConfig();
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        for (const problem of error.problems) print({ ok: false, title: "configuration", detail: problem });
+        const problems: Check[] = error.problems.map((problem) => ({ ok: false, title: "configuration", detail: problem }));
+        if (args.json) process.stdout.write(checksAsJson(problems));
+        else for (const problem of problems) print(problem);
         process.exit(1);
       }
       const running = runningDaemon(loaded.config.dbPath);
@@ -43,9 +48,14 @@ export default defineCommand({
         await portCheck(config, running),
         ...issuerChecks(config),
         ...(await messagingChecks(config)),
+        ...(await tunnelChecks(config, running)),
       );
-      for (const check of checks) print(check);
       const failed = checks.filter((c) => !c.ok).length;
+      if (args.json) {
+        process.stdout.write(checksAsJson(checks));
+        process.exit(failed === 0 ? 0 : 1);
+      }
+      for (const check of checks) print(check);
       process.stdout.write(failed === 0 ? `\n${style.green("All checks passed.")}\n` : `\n${style.red(`${failed} check(s) failed.`)}\n`);
       process.exit(failed === 0 ? 0 : 1);
     }),

@@ -1,12 +1,12 @@
 #!/usr/bin/env bun
 // The hermes-mcp command line: one subcommand per file, loaded only when used (fast start-up).
 import { defineCommand, renderUsage, runMain } from "citty";
-import { VERSION } from "../version.ts";
+import { versionLine } from "../version.ts";
 import { checkCommandLine } from "./argv.ts";
 import { forStream, styleFor } from "./style.ts";
 
 const main = defineCommand({
-  meta: { name: "hermes-mcp", version: VERSION, description: "Remote MCP bridge to your Hermes Agent" },
+  meta: { name: "hermes-mcp", version: versionLine(), description: "Remote MCP bridge to your Hermes Agent" },
   subCommands: {
     serve: () => import("./serve.ts").then((m) => m.default),
     doctor: () => import("./doctor.ts").then((m) => m.default),
@@ -15,6 +15,8 @@ const main = defineCommand({
     "set-password": () => import("./set-password.ts").then((m) => m.default),
     clients: () => import("./clients.ts").then((m) => m.default),
     jobs: () => import("./jobs.ts").then((m) => m.default),
+    service: () => import("./service.ts").then((m) => m.default),
+    connect: () => import("./connect.ts").then((m) => m.default),
   },
 });
 

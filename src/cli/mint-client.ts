@@ -1,10 +1,8 @@
 // `hermes-mcp mint-client [--write [--force]]`: a fresh static OAuth client id and 256-bit secret, printed as env lines or written to the env file.
 import { defineCommand } from "citty";
-import { randomBytes } from "node:crypto";
 import { userPaths } from "../config/load.ts";
-import { envValues, readEnvText, setEnvLines, writePrivateFile } from "../config/env-file.ts";
-import { generateToken } from "../crypto/tokens.ts";
 import { CliExit, guarded, ui } from "./common.ts";
+import { newStaticClient, writeStaticClient } from "./static-client.ts";
 
 export default defineCommand({
   meta: {
@@ -20,9 +18,8 @@ export default defineCommand({
   },
   run: ({ args }) =>
     guarded(() => {
-      const id = `hermes-${randomBytes(8).toString("hex")}`;
-      const secret = generateToken("");
       if (!args.write) {
+        const { id, secret } = newStaticClient();
         ui.info(
           "Add these lines to ~/.config/hermes-mcp/env (mode 0600), or run `hermes-mcp mint-client --write` to have them written there; paste the same id and secret into your client's OAuth settings:",
         );
@@ -30,17 +27,15 @@ export default defineCommand({
         return;
       }
       const path = userPaths().userEnvFile;
-      const text = readEnvText(path);
-      const existing = envValues(text);
-      if ((existing.OAUTH_CLIENT_ID || existing.OAUTH_CLIENT_SECRET) && !args.force) {
+      const outcome = writeStaticClient(path, { replace: args.force === true });
+      if (!outcome.written) {
         throw new CliExit(
-          `${path} already has a static client (OAUTH_CLIENT_ID=${existing.OAUTH_CLIENT_ID ?? "(unset)"}); nothing was changed. ` +
+          `${path} already has a static client (OAUTH_CLIENT_ID=${outcome.existingId ?? "(unset)"}); nothing was changed. ` +
             "Replacing it signs out every app using it until you paste the new pair: run `hermes-mcp mint-client --write --force` to do that.",
         );
       }
-      writePrivateFile(path, setEnvLines(text, { OAUTH_CLIENT_ID: id, OAUTH_CLIENT_SECRET: secret }));
       // The secret stays in the file, off the terminal and out of scroll-back; the user copies it from there when needed.
-      ui.success(`Wrote OAUTH_CLIENT_ID=${id} and a new OAUTH_CLIENT_SECRET to ${path} (mode 0600).`);
+      ui.success(`Wrote OAUTH_CLIENT_ID=${outcome.client.id} and a new OAUTH_CLIENT_SECRET to ${path} (mode 0600).`);
       // The real environment wins over the file (src/config/load.ts): say so rather than let the new pair be ignored.
       if (process.env.OAUTH_CLIENT_ID || process.env.OAUTH_CLIENT_SECRET)
         ui.warn("OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET are also set in your environment, which wins over the file: unset them.");

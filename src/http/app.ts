@@ -6,6 +6,7 @@ import type { McpEndpoint } from "../mcp/server.ts";
 import type { TokenVerifier } from "../oauth/verify.ts";
 import { hostGuard } from "./guards.ts";
 import { createMcpRoute } from "./mcp-route.ts";
+import { tunnelProbeRoutes } from "./tunnel-probe.ts";
 
 export { MAX_BODY_BYTES } from "./mcp-route.ts";
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   mcpRoute?: (request: Request) => Promise<Response>;
   /** Extra routes (the OAuth authorization server) mounted at the root, behind the Host guard. */
   extraRoutes?: Hono;
+  /** The per-start key behind doctor's tunnel probe (tunnel-probe.ts); no probe without it. */
+  probeKey?: string;
 }
 
 export function protectedResourceMetadataUrl(config: Config): string {
@@ -48,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use(hostGuard(config.allowedHosts));
   app.get("/healthz", (c) => c.json({ status: "ok", version: config.version }));
   if (deps.extraRoutes) app.route("/", deps.extraRoutes);
+  if (deps.probeKey) app.route("/", tunnelProbeRoutes(deps.probeKey));
 
   app.notFound((c) =>
     c.json({ error: "not_found", error_description: `nothing is served at ${c.req.path}; the MCP endpoint is /mcp` }, 404),

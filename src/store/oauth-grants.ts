@@ -147,6 +147,19 @@ export class OAuthGrantStore {
     return this.db.query("DELETE FROM oauth_access_tokens WHERE token_hash = ?").run(tokenHash).changes === 1;
   }
 
+  /**
+   * Live grants, and how many were ever used after being issued (last_used_at moves on /mcp use and on refresh):
+   * doctor's hint that something in front of the tunnel drops MCP calls after sign-in succeeded.
+   */
+  useSummary(): { grants: number; used: number } {
+    const row = this.db
+      .query<{ grants: number; used: number | null }, []>(
+        "SELECT COUNT(*) AS grants, SUM(CASE WHEN last_used_at > created_at THEN 1 ELSE 0 END) AS used FROM oauth_grants",
+      )
+      .get();
+    return { grants: row?.grants ?? 0, used: row?.used ?? 0 };
+  }
+
   /** Per client: live grants and the last time any of them was used. */
   usage(): ClientUsage[] {
     return this.db

@@ -27,7 +27,10 @@ describe("the compiled binary", () => {
     const binary = join(ROOT, "dist", "hermes-mcp");
     expect(result.exitCode, result.stderr.toString()).toBe(0);
     const version = Bun.spawnSync([binary, "--version"], { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } });
-    expect(version.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // `bun run build` is a release build for this machine: the version, then the commit and target it was built for.
+    expect(version.stdout.toString().trim()).toMatch(
+      /^\d+\.\d+\.\d+ \(commit [0-9a-f]{7,}(-dirty)?, (linux|darwin)-(x64|arm64)(-musl)?\)$/,
+    );
 
     const port = freePort();
     const proc = Bun.spawn([binary, "serve"], {

@@ -20,10 +20,12 @@ describe("hermes-mcp", () => {
   test("--version prints the version; --help lists every command", async () => {
     const h = home();
     const version = await runCli(["--version"], { home: h });
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // From source it says so; a release build names its commit and target instead (tests/packaging/install.test.ts).
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+ \(from source\)$/);
     const help = await runCli(["--help"], { home: h });
     expect(help.code).toBe(0);
-    for (const command of ["serve", "doctor", "mint-client", "token"]) expect(help.stdout + help.stderr).toContain(command);
+    for (const command of ["serve", "doctor", "mint-client", "token", "service", "connect"])
+      expect(help.stdout + help.stderr).toContain(command);
   });
 
   test("mint-client prints env-file lines with a 256-bit secret, and nothing else on stdout", async () => {
