@@ -113,10 +113,17 @@ function mcpBody(r: Rng): Record<string, unknown> | unknown[] {
 }
 
 function formFor(target: string, r: Rng, ctx: FuzzContext): [string, string][] {
-  const creds: [string, string][] = [
-    ["client_id", ctx.staticId],
-    ["client_secret", r.chance(0.5) ? ctx.staticSecret : "wrong"],
-  ];
+  // Mostly the static client with its real secret (so checks past authentication run); wrong secrets go to made-up
+  // client ids, since failed authentications lock the client they name for ten minutes.
+  const creds: [string, string][] = r.chance(0.7)
+    ? [
+        ["client_id", ctx.staticId],
+        ["client_secret", ctx.staticSecret],
+      ]
+    : [
+        ["client_id", `fuzz-client-${r.int(0, 1e6)}`],
+        ["client_secret", "wrong"],
+      ];
   if (target === "token")
     return r.pick<[string, string][]>([
       [
