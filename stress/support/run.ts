@@ -146,10 +146,10 @@ export async function startStressWorld(options: StressWorldOptions): Promise<Str
   return world;
 }
 
-/** Log lines that betray a bug whatever the load: an unhandled error or a 5xx answered by the daemon itself. */
+/** Log lines that betray a bug whatever the load: an ERROR, an unhandled error, or a 5xx answered by the daemon itself. */
 export function suspiciousLogLines(logs: string): string[] {
   return logs
     .split("\n")
-    .filter((line) => /unhandled|uncaught|panic|status[=":\s]+5\d\d\b/i.test(line))
+    .filter((line) => /unhandled|uncaught|panic|\bERROR\b|status[=":\s]+5\d\d\b/i.test(line))
     .slice(0, 10);
 }
