@@ -150,6 +150,6 @@ export async function startStressWorld(options: StressWorldOptions): Promise<Str
 export function suspiciousLogLines(logs: string): string[] {
   return logs
     .split("\n")
-    .filter((line) => /unhandled|uncaught|panic|\bERROR\b|status[=":\s]+5\d\d\b/i.test(line))
+    .filter((line) => /unhandled|uncaught|panic|status[=":\s]+5\d\d\b/i.test(line) || /\bERROR\b|"level":"error"/.test(line))
     .slice(0, 10);
 }
