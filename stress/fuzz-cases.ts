@@ -216,7 +216,22 @@ function baseDraft(target: string, r: Rng, ctx: FuzzContext): Draft {
         "POST",
         "/register",
         [["Content-Type", "application/json"]],
-        json({ redirect_uris: [ctx.redirectUri], client_name: "fuzz", token_endpoint_auth_method: r.pick(["none", "client_secret_post"]) }),
+        // Mostly refused metadata: 20 accepted registrations lock the address for ten minutes, after which nothing
+        // reaches the validator.
+        json({
+          redirect_uris: r.chance(0.05)
+            ? [ctx.redirectUri]
+            : r.pick([
+                [],
+                ["javascript:alert(1)"],
+                ["http://evil.example/cb"],
+                ["https://a.example/cb#frag"],
+                Array(11).fill(ctx.redirectUri),
+                [""],
+              ]),
+          client_name: "fuzz",
+          token_endpoint_auth_method: r.pick(["none", "client_secret_post", "private_key_jwt"]),
+        }),
       );
     default:
       return draft("GET", r.pick(["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp", "/healthz"]), []);
