@@ -6,7 +6,12 @@ import { Latencies, mib, procStats, type ProcStats } from "./support/measure.ts"
 import { freshSeed } from "./support/rng.ts";
 import { finish, main, numberFlag, startStressWorld, suspiciousLogLines, Violations, type StressWorld } from "./support/run.ts";
 
-/** "Flat": after the load (its connections closed, jobs ended) RSS is within this of the warmed-up daemon's. */
+/**
+ * "Flat" RSS, against a tolerance of max(10%, 16 MiB): (1) no trend under load — the median of the main load's last
+ * quarter of samples (every 2 s) is within it of the first quarter's; (2) after the load (its connections closed, its
+ * jobs ended) RSS is within it of the highest reading of the warm-up or the load's first half (the heap keeps what the
+ * load needed; a leak keeps growing past it). A single "after vs warm" reading would judge GC timing, not leaks.
+ */
 export const RSS_TOLERANCE = { ratio: 0.1, bytes: 16 * 1048576 };
 /** …and open descriptors within this many of the warmed-up count (gateway keep-alive sockets come and go). */
 export const FD_TOLERANCE = 4;
@@ -59,6 +64,7 @@ await main(async () => {
     clearTimeout(killer);
     clearInterval(sampler);
     peak = Math.max(peak, ...samples.map((s) => s.rssBytes));
+    series.push(...samples.map((s) => s.rssBytes));
     peakFds = Math.max(peakFds, ...samples.map((s) => s.fds));
     if (code !== 0) {
       violations.add("load process failed or hung", `exit ${code}`);
@@ -81,10 +87,13 @@ await main(async () => {
   }
 
   let peak = idle.rssBytes;
+  /** RSS every 2 s under load (warm-up, then the main load). */
+  const series: number[] = [];
   let peakFds = idle.fds;
   const started = Date.now();
   await load(world, warmupSeconds, clients, seed ^ 0x5eed);
   const warm = await settled();
+  const mainFrom = series.length;
   const result = await load(world, seconds, clients, seed);
   const after = await settled();
   const elapsed = (Date.now() - started) / 1000;
@@ -96,9 +105,20 @@ await main(async () => {
     for (const [kind, e] of Object.entries(result.errors))
       for (let i = 0; i < e.count; i++) violations.add(`unexpected error in ${kind}`, e.examples[i] ?? "");
   }
-  const rssLimit = warm.rssBytes + Math.max(warm.rssBytes * RSS_TOLERANCE.ratio, RSS_TOLERANCE.bytes);
+  const tolerance = (bytes: number): number => bytes + Math.max(bytes * RSS_TOLERANCE.ratio, RSS_TOLERANCE.bytes);
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const underLoad = series.slice(mainFrom);
+  const quarter = Math.max(1, Math.floor(underLoad.length / 4));
+  const [early, late] = [median(underLoad.slice(0, quarter)), median(underLoad.slice(-quarter))];
+  if (underLoad.length >= 4 && late > tolerance(early))
+    violations.add(
+      "RSS grows under load",
+      `median ${mib(late)} in the last quarter > ${mib(tolerance(early))} allowed (first quarter ${mib(early)})`,
+    );
+  const highWater = Math.max(warm.rssBytes, ...underLoad.slice(0, Math.ceil(underLoad.length / 2)));
+  const rssLimit = tolerance(highWater);
   if (after.rssBytes > rssLimit)
-    violations.add("RSS not flat", `${mib(after.rssBytes)} after > ${mib(rssLimit)} allowed (warm ${mib(warm.rssBytes)})`);
+    violations.add("RSS not flat after the load", `${mib(after.rssBytes)} > ${mib(rssLimit)} allowed (first-half high ${mib(highWater)})`);
   if (after.fds > warm.fds + FD_TOLERANCE)
     violations.add("open descriptors not flat", `${after.fds} after > ${warm.fds} warm + ${FD_TOLERANCE}`);
   for (const line of suspiciousLogLines(world.logs())) violations.add("suspicious daemon log line", line);
@@ -107,7 +127,11 @@ await main(async () => {
     `soak: ${clients} clients, ${seconds} s load (+${warmupSeconds} s warm-up), ${elapsed.toFixed(0)} s in all, seed ${seed}`,
     `operations: ${result?.operations ?? 0} completed and checked (${((result?.operations ?? 0) / seconds).toFixed(0)}/s)`,
     latencies.table(),
-    `daemon RSS: idle ${mib(idle.rssBytes)}, warm ${mib(warm.rssBytes)}, peak ${mib(peak)}, after ${mib(after.rssBytes)} (limit ${mib(rssLimit)})`,
+    `daemon RSS: idle ${mib(idle.rssBytes)}, warm ${mib(warm.rssBytes)}, peak ${mib(peak)}, after ${mib(after.rssBytes)} (limit ${mib(rssLimit)}); under load median ${mib(early)} first quarter, ${mib(late)} last quarter`,
+    `daemon RSS under load, every 10 s: ${underLoad
+      .filter((_, i) => i % 5 === 0)
+      .map((b) => (b / 1048576).toFixed(0))
+      .join(" ")} MiB`,
     `daemon fds: idle ${idle.fds}, warm ${warm.fds}, peak ${peakFds}, after ${after.fds} (limit ${warm.fds + FD_TOLERANCE})`,
   ].join("\n");
   await finish(summary, violations, {
@@ -116,7 +140,7 @@ await main(async () => {
     clients,
     seconds,
     operations: result?.operations ?? 0,
-    rss: { idle: idle.rssBytes, warm: warm.rssBytes, peak, after: after.rssBytes },
+    rss: { idle: idle.rssBytes, warm: warm.rssBytes, peak, after: after.rssBytes, early, late, underLoad },
     fds: { idle: idle.fds, warm: warm.fds, peak: peakFds, after: after.fds },
   });
 });
