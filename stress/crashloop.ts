@@ -66,13 +66,18 @@ await main(async () => {
   };
 
   /** Every acknowledged job answers with a status its acknowledgement allows. */
+  /** How the jobs read at the last check: completed, cancelled, failed (restart)… */
+  const endings = new Map<string, number>();
   const checkJobs = async (which: (entry: JobEntry) => boolean): Promise<number> => {
     let checked = 0;
+    endings.clear();
     for (const [id, entry] of jobs) {
       if (!which(entry)) continue;
       checked++;
       const view = (await callTool(world.daemon.url, entry.token, "hermes_check", { job_id: id })).data;
       const status = view.status as string;
+      const ending = status === "failed" ? `failed (${String(view.end_reason)})` : status;
+      endings.set(ending, (endings.get(ending) ?? 0) + 1);
       const fine =
         entry.acked === "completed"
           ? status === "completed"
@@ -178,6 +183,7 @@ await main(async () => {
 
   // After the loop: everything ever acknowledged, every token, every grant's refresh token.
   const allJobs = await checkJobs(() => true);
+  const finalEndings = [...endings].map(([ending, n]) => `${n} ${ending}`).join(", ");
   const tokensChecked = await checkTokens();
   for (const grant of grants) {
     const out = await refresh(staticClient(), grant.refresh);
@@ -194,7 +200,7 @@ await main(async () => {
   const summary = [
     `crashloop: ${rounds} rounds of load + kill -9 + restart, seed ${seed}`,
     `acknowledged requests ${acknowledged}, lost in crashes ${lost}`,
-    `jobs acknowledged ${jobs.size} (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(", ")}), all re-checked after the loop: ${allJobs}`,
+    `jobs acknowledged ${jobs.size} (as acknowledged: ${[...byStatus].map(([s, n]) => `${n} ${s === "pending" ? "async" : s}`).join(", ")}), all re-checked after the loop: ${allJobs} (${finalEndings})`,
     `tokens checked after the loop: ${tokensChecked} (${personal.length} personal, ${tokensChecked - personal.length} OAuth access), ${grants.length} refresh tokens exchanged`,
     `integrity_check: every round and after the loop ${finalIntegrity}`,
     `daemon RSS: first process at start ${mib(rssAtStart)}, last process after the checks ${mib(rssAtEnd)}`,
