@@ -190,6 +190,17 @@ describe("README", () => {
       expect(existsSync(join(ROOT, file))).toBe(true);
   });
 
+  test("its Reliability section lists soak, crash loop and fuzz: package scripts with a short version in CI", () => {
+    const development = section("Development");
+    expect(development).toContain("### Reliability");
+    for (const script of ["soak", "crashloop", "fuzz"]) {
+      expect(development).toContain(`bun run ${script}`);
+      expect(pkg.scripts[script]).toBe(`bun stress/${script}.ts`);
+      expect(existsSync(join(ROOT, "stress", `${script}.ts`))).toBe(true);
+      expect(existsSync(join(ROOT, "tests", "stress", `${script}.test.ts`))).toBe(true);
+    }
+  });
+
   test("the files it points at exist", () => {
     for (const path of [
       "packaging/systemd/hermes-mcp.service",

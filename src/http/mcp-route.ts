@@ -38,7 +38,21 @@ export function createMcpRoute(deps: McpRouteDeps): (request: Request) => Promis
     if (auth instanceof Response) return logged(request, auth, started);
     let body: string | undefined;
     if (request.method === "POST") {
-      const text = await readBodyLimited(request, MAX_BODY_BYTES);
+      let text: string | null;
+      try {
+        text = await readBodyLimited(request, MAX_BODY_BYTES);
+      } catch {
+        // The client went away mid-body: its own problem, answered 400 (nobody reads it), never an unhandled 500 or an ERROR line.
+        const dropped = Response.json(
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: -32600, message: "the request body could not be read completely (the connection ended early)" },
+          },
+          { status: 400 },
+        );
+        return logged(request, dropped, started, auth.clientId);
+      }
       if (text === null) {
         const tooLarge = Response.json(
           { jsonrpc: "2.0", id: null, error: { code: -32600, message: `request body is larger than ${MAX_BODY_BYTES / 1048576} MiB` } },

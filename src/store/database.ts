@@ -26,8 +26,9 @@ export function openDatabase(path: string): OpenedDatabase {
     throw new StoreError(`cannot open the database ${path}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
   }
   try {
-    db.exec("PRAGMA journal_mode = WAL");
+    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
     db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db);
@@ -61,17 +62,23 @@ function ensureMode(file: string, mode: number): string[] {
 }
 
 function migrate(db: Database): void {
-  const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
-  const current = row?.user_version ?? 0;
   const latest = MIGRATIONS.length;
-  if (current > latest) {
-    throw new StoreError(`it was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest}); upgrade hermes-mcp`);
-  }
-  for (let version = current + 1; version <= latest; version++) {
-    const sql = MIGRATIONS[version - 1] as string;
-    db.transaction(() => {
-      db.exec(sql);
-      db.exec(`PRAGMA user_version = ${version}`);
-    })();
-  }
+  const version = (): number => {
+    const current = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+    if (current > latest) {
+      throw new StoreError(`it was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest}); upgrade hermes-mcp`);
+    }
+    return current;
+  };
+  if (version() === latest) return;
+  // Several processes may open a fresh database at once (`serve` beside `token create`): each step reads the version
+  // again inside an IMMEDIATE transaction, so exactly one of them applies it and the others see it done.
+  const step = db.transaction((): boolean => {
+    const current = version();
+    if (current === latest) return false;
+    db.exec(MIGRATIONS[current] as string);
+    db.exec(`PRAGMA user_version = ${current + 1}`);
+    return true;
+  });
+  while (step.immediate()) {}
 }
