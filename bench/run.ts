@@ -15,6 +15,7 @@ const settings = {
   threads: Number(process.env.BENCH_THREADS ?? 2),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   calls: Number(process.env.BENCH_CALLS ?? 400),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 2),
 };
 const only = new Set((process.env.BENCH_ONLY ?? "throughput,latency,memory,startup,durable").split(","));
 const rows: Row[] = [];
@@ -66,7 +67,7 @@ try {
 }
 
 const machine = describeMachine(ROOT);
-const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s per server; ${settings.calls} sequential calls for latency; loopback only`;
+const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs per server; ${settings.calls} sequential calls for latency; loopback only`;
 console.log(`\n${machine.nproc} CPUs, ${machine.memoryGiB} GiB, ${machine.cpu}; commit ${machine.commit}; ${settingsLine}\n`);
 printTable(rows);
 writeResults(join(import.meta.dir, "RESULTS.md"), machine, settingsLine, rows, notes);
