@@ -44,6 +44,15 @@ export function createMcpServer(
   return registerMessagingTools(server, deps, principal, messaging).then(() => server);
 }
 
+/**
+ * JSON with every non-ASCII character written as its \\uXXXX escape: the same value to any JSON parser, but a one-byte
+ * string, which Bun writes to the socket as is instead of transcoding UTF-16 on every answer.
+ */
+export function asciiJson(value: unknown): string {
+  const escaped = JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return Buffer.from(escaped, "latin1").toString("latin1");
+}
+
 export interface McpEndpoint {
   /**
    * Serves one request; `bodyText` is the POST body when the caller already read it (under its size cap). An instant
@@ -99,7 +108,7 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
         }),
         { authInfo },
       )
-      .then(async (response) => JSON.stringify(JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
+      .then(async (response) => asciiJson(JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
     // A list made before the child ever answered is not kept: the next caller asks again.
     const keep = level === "off" || deps.messaging?.service.ready;
     if (keep) {
