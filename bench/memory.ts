@@ -4,11 +4,11 @@ import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import { runLoad } from "./load.ts";
 import type { Row } from "./report.ts";
-import { MCP_HEADERS, rssMiB, startBinary } from "./servers.ts";
+import { MCP_HEADERS, rssMiB, rssParts, startBinary } from "./servers.ts";
 
 const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const SETTLE_MS = 2000;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
 const PENDING = 1000;
 const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
@@ -70,6 +70,7 @@ export async function measureMemory(
   try {
     await Bun.sleep(SETTLE_MS);
     const idle = rssMiB(daemon.pid);
+    notes.push(`idle RSS: ${rssParts(daemon.pid)}`);
     rows.push({
       metric: "compiled binary: idle RSS (MiB)",
       ours: MiB(idle),
@@ -117,6 +118,7 @@ export async function measureMemory(
     await runLoad({ url: `${daemon.url}/mcp`, body, headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` }, ...options });
     await Bun.sleep(SETTLE_MS * 2);
     const after = rssMiB(daemon.pid);
+    notes.push(`idle RSS after load: ${rssParts(daemon.pid)}`);
     rows.push({
       metric: "compiled binary: idle RSS after that load (MiB)",
       ours: MiB(after),

@@ -7,6 +7,13 @@ export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "applic
 
 export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
+/** RSS split into anonymous memory (heaps, JIT code, SQLite cache) and file-backed pages (the binary's own code). */
+export function rssParts(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string): string => (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
+  return `anonymous ${kib("RssAnon")} MiB + file-backed ${kib("RssFile")} MiB`;
+}
+
 export interface Running {
   url: string;
   pid: number;
