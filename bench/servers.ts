@@ -84,6 +84,17 @@ export async function startFloor(token: string, answer: string, contentType: str
   return spawnListening([process.execPath, "-e", code], {});
 }
 
+/** A bare Bun.serve that holds every request whose body says "pending" for a minute: the runtime's own memory floor. */
+export async function startHoldingFloor(): Promise<Running> {
+  const code = `
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 120, async fetch(request) {
+      if ((await request.text()).includes("pending")) await Bun.sleep(60_000);
+      return new Response("event: message\\ndata: {}\\n\\n", { headers: { "content-type": "text/event-stream" } });
+    } });
+    console.log("LISTENING " + server.port);`;
+  return spawnListening([process.execPath, "-e", code], {});
+}
+
 /** The Node peer: the MCP SDK's canonical stateless Node + Express server answering the same structured result. */
 export async function startExpressPeer(answer: unknown): Promise<Running | null> {
   const node = Bun.which("node");
