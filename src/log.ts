@@ -26,19 +26,21 @@ export function createLogger(level: LogLevelName, format: "text" | "json", write
   const threshold = RANK[level];
   const emit = (name: LogLevelName, message: string, fields?: LogFields): void => {
     if (RANK[name] < threshold) return;
-    const time = new Date().toISOString();
+    const time = isoNow();
     // Log injection: no message or field may split the line or reorder it on screen (controls, U+2028/9, bidi) — escaped in both formats.
     if (format === "json") {
       write(escapeBreakingChars(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields })));
       return;
     }
-    const extra = fields
-      ? Object.entries(fields)
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => `${escapeBreakingChars(k)}=${textValue(v)}`)
-          .join(" ")
-      : "";
-    write(`${time} ${name.padEnd(7)} ${escapeBreakingChars(message)}${extra ? ` ${extra}` : ""}`);
+    // One line per request on the hot path: built by concatenation, escaping only what needs it.
+    let line = `${time} ${LEVEL_COLUMN[name]} ${safe(message)}`;
+    if (fields) {
+      for (const key in fields) {
+        const value = fields[key];
+        if (value !== undefined) line += ` ${safe(key)}=${textValue(value)}`;
+      }
+    }
+    write(line);
   };
   return {
     debug: (m, f) => emit("DEBUG", m, f),
@@ -48,10 +50,28 @@ export function createLogger(level: LogLevelName, format: "text" | "json", write
   };
 }
 
+const LEVEL_COLUMN: Record<LogLevelName, string> = { DEBUG: "DEBUG  ", INFO: "INFO   ", WARNING: "WARNING", ERROR: "ERROR  " };
+
+const safe = (text: string): string => (hasBreakingChar(text) ? escapeBreakingChars(text) : text);
+
+/** The current time as ISO 8601, formatted once per millisecond (many lines share one). */
+let lastMs = 0;
+let lastIso = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
+const NEEDS_QUOTES = /[\s"=\\]/;
+
 /** A field value in the text format: quoted when it has spaces, quotes, '=', backslashes or breaking characters, so it stays one field. */
 function textValue(value: string | number | boolean | null | undefined): string {
   if (typeof value !== "string") return String(value);
-  return /[\s"=\\]/.test(value) || hasBreakingChar(value) ? escapeBreakingChars(JSON.stringify(value)) : value;
+  return NEEDS_QUOTES.test(value) || hasBreakingChar(value) ? escapeBreakingChars(JSON.stringify(value)) : value;
 }
 
 /**

@@ -1,11 +1,13 @@
 // The README is the contract: every variable and command it must document is there, and its set-up commands run as written.
 import { describe, expect, test } from "bun:test";
 import type { ArgsDef, CommandDef } from "citty";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RELEASE_TARGETS } from "../scripts/targets.ts";
 import { CONNECT_CLIENTS } from "../src/cli/connect-formats.ts";
 import { EnvSchema } from "../src/config/schema.ts";
+import { openDatabase } from "../src/store/database.ts";
 import { matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../src/oauth/redirects.ts";
 import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
 
@@ -324,5 +326,29 @@ describe("README", () => {
         removeHome(home);
       }
     });
+  });
+});
+
+describe("the Durability section", () => {
+  test("names the journal and sync mode the database really opens with, and what each kind of crash can lose", () => {
+    const durability = section("Durability");
+    expect(durability).toContain("WAL mode with `synchronous=NORMAL`");
+    expect(durability).toContain("`kill -9`");
+    expect(durability).toMatch(/power cut[\s\S]*can lose the last transactions/);
+    const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-readme-"));
+    const { db } = openDatabase(join(dir, "hermes-mcp.db"));
+    try {
+      expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+      // 1 = NORMAL (0 OFF, 2 FULL, 3 EXTRA).
+      expect(db.query<{ synchronous: number }, []>("PRAGMA synchronous").get()?.synchronous).toBe(1);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("points at the benchmark that proves it", () => {
+    expect(section("Durability")).toContain("bench/RESULTS.md");
+    expect(readFileSync(join(ROOT, "bench", "durable.ts"), "utf8")).toContain("kill -9");
   });
 });

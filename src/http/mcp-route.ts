@@ -30,44 +30,38 @@ export function createMcpRoute(deps: McpRouteDeps): (request: Request) => Promis
     });
     return response;
   };
-  return async (request) => {
+  const tooLarge = (): Response =>
+    Response.json(
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: `request body is larger than ${MAX_BODY_BYTES / 1048576} MiB` } },
+      { status: 413 },
+    );
+  const dropped = (): Response =>
+    Response.json(
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "the request body could not be read completely (the connection ended early)" },
+      },
+      { status: 400 },
+    );
+  // Synchronous wherever nothing waits: an instant answer costs no extra promise hops once the body is in.
+  return (request) => {
     const started = performance.now();
     const rejected = rejectForeignHost(request, config.allowedHosts) ?? rejectForeignOrigin(request, config.allowedHosts);
-    if (rejected) return logged(request, rejected, started);
+    if (rejected) return Promise.resolve(logged(request, rejected, started));
     const auth = authenticate(request, verifier, resourceMetadataUrl);
-    if (auth instanceof Response) return logged(request, auth, started);
-    let body: string | undefined;
-    if (request.method === "POST") {
-      let text: string | null;
-      try {
-        text = await readBodyLimited(request, MAX_BODY_BYTES);
-      } catch {
-        // The client went away mid-body: its own problem, answered 400 (nobody reads it), never an unhandled 500 or an ERROR line.
-        const dropped = Response.json(
-          {
-            jsonrpc: "2.0",
-            id: null,
-            error: { code: -32600, message: "the request body could not be read completely (the connection ended early)" },
-          },
-          { status: 400 },
-        );
-        return logged(request, dropped, started, auth.clientId);
-      }
-      if (text === null) {
-        const tooLarge = Response.json(
-          { jsonrpc: "2.0", id: null, error: { code: -32600, message: `request body is larger than ${MAX_BODY_BYTES / 1048576} MiB` } },
-          { status: 413 },
-        );
-        return logged(request, tooLarge, started, auth.clientId);
-      }
-      body = text;
-    }
-    const response = await mcp.fetch(request, auth, body);
-    // Tunnels (Cloudflare, nginx) must not buffer or transform the event stream, or progress never arrives.
-    if (response.headers.get("content-type")?.startsWith("text/event-stream") && !response.headers.has("x-accel-buffering")) {
-      response.headers.set("Cache-Control", "no-cache, no-transform");
-      response.headers.set("X-Accel-Buffering", "no");
-    }
-    return logged(request, response, started, auth.clientId);
+    if (auth instanceof Response) return Promise.resolve(logged(request, auth, started));
+    const answer = (response: Response): Response => logged(request, response, started, auth.clientId);
+    const serve = (body: string | undefined): Response | Promise<Response> => {
+      // (Event streams carry the no-buffering headers tunnels need: see mcp/server.ts.)
+      const response = mcp.fetch(request, auth, body);
+      return response instanceof Promise ? response.then(answer) : answer(response);
+    };
+    if (request.method !== "POST") return Promise.resolve(serve(undefined));
+    return readBodyLimited(request, MAX_BODY_BYTES).then(
+      (text) => (text === null ? answer(tooLarge()) : serve(text)),
+      // The client went away mid-body: its own problem, answered 400 (nobody reads it), never an unhandled 500 or an ERROR line.
+      () => answer(dropped()),
+    );
   };
 }

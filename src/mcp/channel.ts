@@ -51,10 +51,15 @@ export function callChannel(
   };
 }
 
-/** The channel of a call that answers at once (it never reports). */
-export const instantChannel = (principal: string, requestId: string | number, signal: AbortSignal): CallChannel => ({
+/**
+ * The channel of a call that answers at once (it never reports). The signal is asked for only if the tool reads it:
+ * Bun builds a request's AbortSignal on first access, a cost an instant answer need not pay.
+ */
+export const instantChannel = (principal: string, requestId: string | number, signalOf: () => AbortSignal): CallChannel => ({
   principal,
   requestId,
-  signal,
+  get signal() {
+    return signalOf();
+  },
   report() {},
 });

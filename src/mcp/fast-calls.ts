@@ -9,22 +9,17 @@ import { TOOL_BY_NAME } from "./tool-table.ts";
  * Answers a tools/call, or returns null to leave it to the SDK — unknown tools and arguments that do not validate,
  * so that the SDK alone words those errors.
  */
-export function fastToolCall(
-  deps: ToolDeps,
-  call: FastCall,
-  principal: string,
-  requestSignal: AbortSignal,
-): Response | Promise<Response> | null {
+export function fastToolCall(deps: ToolDeps, call: FastCall, principal: string, request: Request): Response | Promise<Response> | null {
   const { name, arguments: rawArgs = {} } = call.params;
   const prepared = typeof name === "string" ? TOOL_BY_NAME.get(name)?.prepare(deps, rawArgs) : null;
   if (!prepared) return null;
   if (!prepared.waits) {
-    const result = prepared.run(instantChannel(principal, call.id, requestSignal));
+    const result = prepared.run(instantChannel(principal, call.id, () => request.signal));
     return result instanceof Promise ? result.then((r) => sseResult(call.id, r)) : sseResult(call.id, result);
   }
   return sseStream(
     call.id,
-    requestSignal,
+    request.signal,
     (send, signal) =>
       Promise.resolve(
         prepared.run(callChannel({ principal, requestId: call.id, signal, progressToken: call.progressToken }, send, deps.log)),

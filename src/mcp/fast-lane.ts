@@ -46,18 +46,25 @@ export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
   return { id, method: message.method as FastCall["method"], params: params as Record<string, unknown>, progressToken };
 }
 
-const SSE_HEADERS = {
+// One Headers instance, copied by each Response (cheaper than converting an object literal every time).
+const SSE_HEADERS = new Headers({
   "Content-Type": "text/event-stream",
   "Cache-Control": "no-cache, no-transform",
   "X-Accel-Buffering": "no",
-};
+});
 
-const resultEvent = (id: string | number, result: unknown): string =>
-  `event: message\ndata: {"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
+const resultEvent = (id: string | number, result: unknown): string => resultEventJson(id, JSON.stringify(result));
+const resultEventJson = (id: string | number, resultJson: string): string =>
+  `event: message\ndata: {"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
 
 /** The same single-event SSE answer the SDK's stateless transport sends. */
 export function sseResult(id: string | number, result: unknown): Response {
   return new Response(resultEvent(id, result), { headers: SSE_HEADERS });
+}
+
+/** The same, for a result already serialised (a cached tools/list). */
+export function sseResultJson(id: string | number, resultJson: string): Response {
+  return new Response(resultEventJson(id, resultJson), { headers: SSE_HEADERS });
 }
 
 /** A JSON-RPC error as one SSE event, shaped as the SDK sends its own. */

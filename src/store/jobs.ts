@@ -75,8 +75,16 @@ export class JobStore {
   private readonly getOwnedStmt;
   private readonly startStmt;
   private readonly finishStmt;
-  private readonly countsStmt;
+  private readonly totalStmt;
+  private readonly mineStmt;
+  private readonly versionStmt;
   private readonly byStatusStmt;
+  /**
+   * Stored-job counts as of `version` (SQLite's data_version): kept up to date by our own inserts, dropped by our own
+   * deletes and whenever another connection (a CLI) commits. Counting by scan on every submission made a full store
+   * cost O(n) per job.
+   */
+  private tally: { version: number; total: number; mine: Map<string, number> } | null = null;
   private readonly activeIdsStmt;
 
   constructor(private readonly db: Database) {
@@ -93,9 +101,9 @@ export class JobStore {
       `UPDATE jobs SET status = $status, finished_at = $finishedAt, result = $result, partial = $partial, error = $error, end_reason = $endReason
        WHERE id = $id AND status IN ('pending', 'running')`,
     );
-    this.countsStmt = db.query<{ total: number; mine: number }, [string]>(
-      "SELECT COUNT(*) AS total, TOTAL(principal = ?) AS mine FROM jobs",
-    );
+    this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
+    this.mineStmt = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM jobs WHERE principal = ?");
+    this.versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
     this.byStatusStmt = db.query<{ status: string; n: number }, [string]>(
       "SELECT status, COUNT(*) AS n FROM jobs WHERE principal = ? GROUP BY status",
     );
@@ -114,6 +122,7 @@ export class JobStore {
       startedAt: job.startedAt ?? null,
       taskTtlMs: job.taskTtlMs ?? null,
     });
+    this.countedInsert(job.principal);
   }
 
   /** The job, if it exists and — when `owner` is given — belongs to that principal; null otherwise (the two look the same). */
@@ -202,10 +211,24 @@ export class JobStore {
     this.db.query("UPDATE jobs SET mode = ? WHERE id = ?").run(mode, id);
   }
 
-  /** Stored jobs in all, and those of `principal`, in one read. */
+  /** Stored jobs in all, and those of `principal` (counted once, then kept up to date in memory). */
   counts(principal: string): { total: number; mine: number } {
-    const row = this.countsStmt.get(principal);
-    return { total: row?.total ?? 0, mine: row?.mine ?? 0 };
+    const version = this.versionStmt.get()?.data_version ?? 0;
+    if (this.tally?.version !== version) this.tally = { version, total: this.totalStmt.get()?.n ?? 0, mine: new Map() };
+    let mine = this.tally.mine.get(principal);
+    if (mine === undefined) {
+      mine = this.mineStmt.get(principal)?.n ?? 0;
+      this.tally.mine.set(principal, mine);
+    }
+    return { total: this.tally.total, mine };
+  }
+
+  /** Our own insert: the tally stays exact (the version does not move for our own commits). */
+  private countedInsert(principal: string): void {
+    if (!this.tally) return;
+    this.tally.total++;
+    const mine = this.tally.mine.get(principal);
+    if (mine !== undefined) this.tally.mine.set(principal, mine + 1);
   }
 
   countByStatus(principal: string): StatusCounts {
@@ -218,6 +241,7 @@ export class JobStore {
   clearFor(principal: string): StatusCounts {
     return this.db.transaction(() => {
       const counts = this.countByStatus(principal);
+      this.tally = null;
       this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
       return counts;
     })();
@@ -230,6 +254,7 @@ export class JobStore {
 
   /** Deletes terminal jobs that finished before `before`; returns how many. */
   reapFinishedBefore(before: number): number {
+    this.tally = null;
     return this.db.query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?").run(before).changes;
   }
 
@@ -238,6 +263,7 @@ export class JobStore {
    * active task outliving its ttl is kept until it ends: its gateway turn still runs and its owner may still want it.
    */
   reapExpiredTasks(now: number): number {
+    this.tally = null;
     return this.db
       .query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND task_ttl_ms IS NOT NULL AND created_at + task_ttl_ms <= ?")
       .run(now).changes;

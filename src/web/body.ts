@@ -2,12 +2,13 @@
 export async function readBodyLimited(request: Request, maxBytes: number): Promise<string | null> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) return null;
-  if (!request.body) return "";
   if (Number.isFinite(declared)) {
-    // Bun enforces Content-Length framing, so a declared size within the cap is the size we read.
+    // Bun enforces Content-Length framing, so a declared size within the cap is the size we read. (Read before
+    // touching `request.body`: building that stream costs more than the whole small body.)
     const text = await request.text();
     return Buffer.byteLength(text) > maxBytes ? null : text;
   }
+  if (!request.body) return "";
   // Chunked: count as we go and stop at the cap.
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

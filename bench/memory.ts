@@ -1,0 +1,197 @@
+// Memory and start-up of the compiled binary: size, exec → /healthz, idle RSS, 1,000 pending sync calls, 10k stored jobs and 1k clients, after load.
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { FakeGateway } from "../tests/support/fake-gateway.ts";
+import { runLoad } from "./load.ts";
+import type { Row } from "./report.ts";
+import { MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
+
+const MiB = (n: number): string => n.toFixed(1);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
+const PENDING = 1000;
+const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+
+interface Options {
+  memory: boolean;
+  startup: boolean;
+  seconds: number;
+  threads: number;
+  connections: number;
+}
+
+export async function measureMemory(
+  binary: string,
+  newHome: () => Promise<{ home: string; token: string }>,
+  gateway: FakeGateway,
+  gatewayEnv: Record<string, string>,
+  options: Options,
+): Promise<{ rows: Row[]; notes: string[] }> {
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  if (options.startup) {
+    console.error("start-up: 7 starts of the compiled binary, each in a fresh HOME…");
+    const starts: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const { home } = await newHome();
+      const daemon = await startBinary(binary, home, gatewayEnv);
+      starts.push(daemon.startMs);
+      await daemon.stop();
+    }
+    const ms = median(starts);
+    rows.push({
+      metric: "compiled binary: exec → first /healthz 200 (median of 7, ms)",
+      ours: ms.toFixed(0),
+      baseline: `min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)}`,
+      ratio: "—",
+      target: "≤ 80 ms",
+      met: ms <= 80,
+    });
+    rows.push({
+      metric: "compiled binary: size (MiB)",
+      ours: MiB(Bun.file(binary).size / 1048576),
+      baseline: `Bun runtime ${MiB(Bun.file(process.execPath).size / 1048576)}`,
+      ratio: "—",
+      target: "reported",
+      met: null,
+    });
+  }
+  if (!options.memory) return { rows, notes };
+
+  console.error("memory: idle, then 1,000 pending sync calls, then load, then idle again…");
+  const { home, token } = await newHome();
+  const env = {
+    ...gatewayEnv,
+    HERMES_MCP_MAX_CONCURRENT_JOBS: "64",
+    HERMES_MCP_MAX_QUEUED_JOBS: "10000",
+    HERMES_MCP_MAX_STORED_JOBS: "100000",
+  };
+  const daemon = await startBinary(binary, home, env);
+  try {
+    await Bun.sleep(SETTLE_MS);
+    const idle = rssMiB(daemon.pid);
+    notes.push(`idle RSS: ${rssParts(daemon.pid)}`);
+    rows.push({
+      metric: "compiled binary: idle RSS (MiB)",
+      ours: MiB(idle),
+      baseline: "—",
+      ratio: "—",
+      target: "≤ 45 MiB",
+      met: idle <= 45,
+    });
+
+    gateway.setBehavior({ directives: "[[delay:60000]]" });
+    const db = new Database(dbOf(home), { readonly: true });
+    const live = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'running')");
+    const { peak, after, reached } = await loadThenIdle(daemon, token, options, () => live.get()?.n ?? 0);
+    const pending = live.get()?.n ?? 0;
+    db.close();
+    gateway.setBehavior({ directives: "" });
+    rows.push({
+      metric: `compiled binary: RSS with ${reached} pending sync calls (peak MiB)`,
+      ours: MiB(peak),
+      baseline: `idle ${MiB(idle)}`,
+      ratio: `×${(peak / idle).toFixed(2)}`,
+      target: "≤ 150 MiB",
+      met: peak <= 150 && reached >= PENDING,
+    });
+    notes.push(`idle RSS after load: ${rssParts(daemon.pid)}`);
+    // The same sequence against a bare Bun.serve: how much of the growth is the runtime's own.
+    const floor = await startHoldingFloor();
+    await Bun.sleep(SETTLE_MS);
+    const floorIdle = rssMiB(floor.pid);
+    const floorLoad = await loadThenIdle(floor, token, options, null).finally(() => floor.stop());
+    rows.push({
+      metric: "compiled binary: idle RSS after that load (MiB)",
+      ours: MiB(after),
+      baseline: `idle ${MiB(idle)}; bare Bun.serve ${MiB(floorIdle)} → ${MiB(floorLoad.after)} (×${(floorLoad.after / floorIdle).toFixed(2)})`,
+      ratio: `×${(after / idle).toFixed(2)}`,
+      target: "≤ ×1.10 of idle",
+      met: after <= idle * 1.1,
+    });
+    notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
+    notes.push(
+      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${(SETTLE_MS * 2) / 1000} s idle`,
+    );
+  } finally {
+    await daemon.crash();
+    gateway.setBehavior({ directives: "" });
+  }
+
+  console.error("memory: idle with 10,000 stored jobs and 1,000 registered clients…");
+  const seeded = await newHome();
+  const empty = await startBinary(binary, seeded.home, env);
+  await Bun.sleep(SETTLE_MS);
+  const emptyIdle = rssMiB(empty.pid);
+  await empty.stop();
+  seed(dbOf(seeded.home));
+  const full = await startBinary(binary, seeded.home, env);
+  await Bun.sleep(SETTLE_MS);
+  const fullIdle = rssMiB(full.pid);
+  await full.stop();
+  rows.push({
+    metric: "compiled binary: idle RSS with 10k jobs + 1k clients stored (MiB)",
+    ours: MiB(fullIdle),
+    baseline: `empty database ${MiB(emptyIdle)}`,
+    ratio: `×${(fullIdle / emptyIdle).toFixed(2)}`,
+    target: "flat (≤ ×1.10)",
+    met: fullIdle <= emptyIdle * 1.1,
+  });
+  return { rows, notes };
+}
+
+/**
+ * Holds PENDING sync calls open (peak RSS sampled meanwhile), drops them, runs wrk on tools/list, then waits idle:
+ * the peak and the RSS after. `live` counts the calls the server holds (null: wait a fixed time).
+ */
+async function loadThenIdle(
+  server: Running,
+  token: string,
+  options: Options,
+  live: (() => number) | null,
+): Promise<{ peak: number; after: number; reached: number }> {
+  const clients = Bun.spawn([process.execPath, join(import.meta.dir, "pending-clients.ts"), server.url, token, String(PENDING)], {
+    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: String(PENDING * 2) },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  let peak = 0;
+  let reached = 0;
+  const deadline = Date.now() + (live ? 30_000 : 3000);
+  while (reached < PENDING && Date.now() < deadline) {
+    if (live) reached = live();
+    peak = Math.max(peak, rssMiB(server.pid));
+    await Bun.sleep(50);
+  }
+  for (let i = 0; i < 20; i++) {
+    peak = Math.max(peak, rssMiB(server.pid));
+    await Bun.sleep(50);
+  }
+  clients.kill();
+  await clients.exited;
+  const drained = Date.now() + 30_000;
+  while (live && live() > 0 && Date.now() < drained) await Bun.sleep(50);
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  await runLoad({ url: `${server.url}/mcp`, body, headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` }, ...options });
+  await Bun.sleep(SETTLE_MS * 2);
+  return { peak, after: rssMiB(server.pid), reached };
+}
+
+/** 10,000 finished jobs (with results) and 1,000 approved registered clients, written straight into the database. */
+function seed(path: string): void {
+  const db = new Database(path);
+  const now = Date.now();
+  const result = JSON.stringify({ answer: "x".repeat(400) });
+  db.transaction(() => {
+    const job = db.prepare(
+      "INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at, started_at, finished_at, result) VALUES (?, ?, 'async', 'completed', 40, ?, ?, ?, ?)",
+    );
+    for (let i = 0; i < 10_000; i++) job.run(`seed-job-${i}`, `seed-principal-${i % 1000}`, now, now, now, result);
+    const client = db.prepare(
+      "INSERT INTO oauth_clients (client_id, kind, name, auth_method, redirect_uris, created_at, last_used_at, principal, approved_at) VALUES (?, 'registered', ?, 'none', ?, ?, ?, ?, ?)",
+    );
+    for (let i = 0; i < 1000; i++)
+      client.run(`seed-client-${i}`, `Seed client ${i}`, JSON.stringify(["http://127.0.0.1/callback"]), now, now, `seed-client-${i}`, now);
+  })();
+  db.close();
+}

@@ -1,0 +1,122 @@
+// Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floor, the SDK's Node + Express peer.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort } from "../tests/support/daemon.ts";
+
+export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** RSS split into anonymous memory (heaps, JIT code, SQLite cache) and file-backed pages (the binary's own code). */
+export function rssParts(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string): string => (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
+  return `anonymous ${kib("RssAnon")} MiB + file-backed ${kib("RssFile")} MiB`;
+}
+
+export interface Running {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+  /** kill -9: no shutdown, no flush. */
+  crash(): Promise<void>;
+}
+
+/** Starts the compiled binary on a free loopback port; resolves at its first 200 from /healthz, with the time that took. */
+export async function startBinary(
+  binary: string,
+  home: string,
+  env: Record<string, string> = {},
+  logFile?: string,
+): Promise<Running & { startMs: number }> {
+  const port = freePort();
+  const started = performance.now();
+  const proc = Bun.spawn(process.env.NOSERVE ? [binary] : [binary, "serve"], {
+    env: {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      BIND_PORT: String(port),
+      PATH: process.env.PATH ?? "",
+      LOG_LEVEL: "WARNING",
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: logFile ? Bun.file(logFile) : "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`hermes-mcp exited with ${proc.exitCode} before answering /healthz`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      await Bun.sleep(1);
+    }
+  }
+  const startMs = performance.now() - started;
+  return {
+    url,
+    pid: proc.pid,
+    startMs,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+    async crash() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}
+
+/** The floor: a bare Bun.serve that checks the bearer token, reads the body and answers `answer` (the same bytes we send). */
+export async function startFloor(token: string, answer: string, contentType: string): Promise<Running> {
+  const code = `
+    const expected = ${JSON.stringify(`Bearer ${token}`)};
+    const answer = ${JSON.stringify(answer)};
+    const headers = { "content-type": ${JSON.stringify(contentType)} };
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(request) {
+      if (request.headers.get("authorization") !== expected) return new Response("unauthorized", { status: 401 });
+      await request.text();
+      return new Response(answer, { headers });
+    } });
+    console.log("LISTENING " + server.port);`;
+  return spawnListening([process.execPath, "-e", code], {});
+}
+
+/** A bare Bun.serve that holds every request whose body says "pending" for a minute: the runtime's own memory floor. */
+export async function startHoldingFloor(): Promise<Running> {
+  const code = `
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 120, async fetch(request) {
+      if ((await request.text()).includes("pending")) await Bun.sleep(60_000);
+      return new Response("event: message\\ndata: {}\\n\\n", { headers: { "content-type": "text/event-stream" } });
+    } });
+    console.log("LISTENING " + server.port);`;
+  return spawnListening([process.execPath, "-e", code], {});
+}
+
+/** The Node peer: the MCP SDK's canonical stateless Node + Express server answering the same structured result. */
+export async function startExpressPeer(answer: unknown): Promise<Running | null> {
+  const node = Bun.which("node");
+  if (!node) return null;
+  return spawnListening([node, join(import.meta.dir, "baselines", "express-server.mjs")], { BENCH_ANSWER: JSON.stringify(answer) });
+}
+
+async function spawnListening(cmd: string[], env: Record<string, string>): Promise<Running> {
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...env } });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  let port = 0;
+  while (!port) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${cmd[0]} exited before listening: ${text}`);
+    text += new TextDecoder().decode(value);
+    port = Number(/LISTENING (\d+)/.exec(text)?.[1] ?? 0);
+  }
+  reader.releaseLock();
+  const stop = async (): Promise<void> => {
+    proc.kill();
+    await proc.exited;
+  };
+  return { url: `http://127.0.0.1:${port}`, pid: proc.pid, stop, crash: stop };
+}
