@@ -74,5 +74,20 @@ export default defineCommand({
           `Created the personal access token "${args.token}"; it is shown only now (revoke: hermes-mcp token revoke ${args.token}).`,
         );
       for (const note of snippet.notes) ui.info(note);
+      if (config.messaging.mode !== "off") ui.warn(messagingNote(client, config.messaging.mode, config.messaging.staticClient));
     }),
 });
+
+/**
+ * Messaging is a power of its own (issue 12): say what it grants, its risk, and how this client would get it — never by
+ * default, whatever the snippet above holds.
+ */
+export function messagingNote(client: ConnectClient, mode: "read" | "send", staticLevel: "off" | "read" | "send"): string {
+  const power = mode === "send" ? "read your chats and send messages as your Hermes bot" : "read your chats";
+  const how = HEADER_CLIENTS.includes(client)
+    ? "with a personal token, only one created with `hermes-mcp token create --name NAME --messaging read` (or send), as `--token` here makes one without it; signed in on the consent page, only if you tick the messaging box there"
+    : client === "claude"
+      ? `with the static client it follows OAUTH_STATIC_CLIENT_MESSAGING (now ${staticLevel}); an app approved on the page gets it only if you tick its box`
+      : "an app approved on the consent page gets it only if you tick the messaging box there";
+  return `Messaging is on (HERMES_MCP_MESSAGING=${mode}): a client granted it can ${power}, and a message from a stranger can carry a prompt injection aimed at the model reading it. This client has it only if you grant it: ${how}.`;
+}

@@ -174,3 +174,29 @@ describe("hermes-mcp connect, locally", () => {
     await response.body?.cancel();
   });
 });
+
+describe("hermes-mcp connect, with messaging on", () => {
+  test("says what messaging grants, its risk, and how this client would get it; silent about it when messaging is off", async () => {
+    const home = newHome();
+    const base = [
+      `OAUTH_ISSUER_URL=${ISSUER}`,
+      "MCP_ALLOWED_HOSTS=hermes.example.com",
+      "OAUTH_CLIENT_ID=hermes-abc",
+      `OAUTH_CLIENT_SECRET=${"s".repeat(43)}`,
+    ];
+    withEnvFile(home, base);
+    expect((await connect(home, ["claude"])).stderr).not.toContain("Messaging is on");
+    withEnvFile(home, [...base, "HERMES_MCP_MESSAGING=send", "OAUTH_STATIC_CLIENT_MESSAGING=read"]);
+    const claude = await connect(home, ["claude"]);
+    expect(claude.code, claude.stderr).toBe(0);
+    expect(claude.stderr).toContain("Messaging is on (HERMES_MCP_MESSAGING=send)");
+    expect(claude.stderr).toContain("send messages as your Hermes bot");
+    expect(claude.stderr).toContain("prompt injection");
+    expect(claude.stderr).toContain("OAUTH_STATIC_CLIENT_MESSAGING (now read)");
+    const cursor = await connect(home, ["cursor"]);
+    expect(cursor.stderr).toContain("tick the messaging box");
+    const codex = await connect(home, ["codex", "--token", "codex-laptop"]);
+    expect(codex.code, codex.stderr).toBe(0);
+    expect(codex.stderr).toContain("--messaging read");
+  });
+});
