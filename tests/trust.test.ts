@@ -3,18 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { createToken, runCli } from "./support/daemon.ts";
 import { connectClient, structuredOf } from "./support/mcp-client.ts";
-import {
-  consentPage,
-  PASSWORD,
-  pkce,
-  redirectParams,
-  registerOk,
-  startOAuthWorld,
-  staticTokens,
-  submitConsent,
-  tokenRequest,
-  type OAuthWorld,
-} from "./support/oauth-flow.ts";
+import { approvedAppTokens, startOAuthWorld, staticTokens, type OAuthWorld } from "./support/oauth-flow.ts";
 
 const APP_CALLBACK = "http://127.0.0.1:33418/callback";
 const NEVER_ISSUED = "00000000-0000-4000-8000-000000000000";
@@ -22,36 +11,11 @@ const NEVER_ISSUED = "00000000-0000-4000-8000-000000000000";
 let world: OAuthWorld;
 const callers: Record<string, Client> = {};
 
-/** A registered public app approved on the consent page, through to its access token. */
-async function registeredAppToken(): Promise<string> {
-  const app = await registerOk(world.url, { client_name: "Trust App", redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: "none" });
-  const pair = pkce();
-  const form = await consentPage(world.url, {
-    response_type: "code",
-    client_id: app.client_id,
-    redirect_uri: APP_CALLBACK,
-    code_challenge: pair.challenge,
-    code_challenge_method: "S256",
-    state: "trust",
-    resource: `${world.url}/mcp`,
-  });
-  const { params } = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve"));
-  const tokens = await tokenRequest(world.url, {
-    grant_type: "authorization_code",
-    code: params.get("code") as string,
-    redirect_uri: APP_CALLBACK,
-    code_verifier: pair.verifier,
-    client_id: app.client_id,
-  });
-  if (tokens.status !== 200) throw new Error(`app token exchange failed: ${JSON.stringify(tokens.body)}`);
-  return tokens.body.access_token as string;
-}
-
 beforeAll(async () => {
   world = await startOAuthWorld({ password: true });
   const tokens: Record<string, string> = {
     static: (await staticTokens(world)).access_token,
-    app: await registeredAppToken(),
+    app: (await approvedAppTokens(world.url, { name: "Trust App", redirectUri: APP_CALLBACK })).access_token,
     alice: await createToken(world.home, "alice", world.env),
     bob: await createToken(world.home, "bob", world.env),
   };

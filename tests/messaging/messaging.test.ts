@@ -5,7 +5,9 @@ import { createToken, runCli } from "../support/daemon.ts";
 import { fakeHermes, messagingEnv, type FakeHermes } from "../support/fake-hermes.ts";
 import { connectClient, textOf, type Era } from "../support/mcp-client.ts";
 import {
+  approvedAppTokens,
   consentPage,
+  type OAuthWorld,
   PASSWORD,
   pkce,
   redirectParams,
@@ -14,7 +16,6 @@ import {
   staticTokens,
   submitConsent,
   tokenRequest,
-  type OAuthWorld,
 } from "../support/oauth-flow.ts";
 
 const APP_CALLBACK = "http://127.0.0.1:33419/callback";
@@ -41,32 +42,8 @@ async function appToken(
   name: string,
   boxes: Record<string, string>,
 ): Promise<{ token: string; scope: string; refresh: string; clientId: string }> {
-  const app = await registerOk(world.url, { client_name: name, redirect_uris: [APP_CALLBACK], token_endpoint_auth_method: "none" });
-  const pair = pkce();
-  const form = await consentPage(world.url, {
-    response_type: "code",
-    client_id: app.client_id,
-    redirect_uri: APP_CALLBACK,
-    code_challenge: pair.challenge,
-    code_challenge_method: "S256",
-    state: "msg",
-    resource: `${world.url}/mcp`,
-  });
-  const { params } = redirectParams(await submitConsent(world.url, form, PASSWORD, "approve", {}, boxes));
-  const answer = await tokenRequest(world.url, {
-    grant_type: "authorization_code",
-    code: params.get("code") as string,
-    redirect_uri: APP_CALLBACK,
-    code_verifier: pair.verifier,
-    client_id: app.client_id,
-  });
-  if (answer.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(answer.body)}`);
-  return {
-    token: answer.body.access_token as string,
-    scope: answer.body.scope as string,
-    refresh: answer.body.refresh_token as string,
-    clientId: app.client_id,
-  };
+  const app = await approvedAppTokens(world.url, { name, redirectUri: APP_CALLBACK, fields: boxes });
+  return { token: app.access_token, scope: app.scope, refresh: app.refresh_token, clientId: app.clientId };
 }
 
 async function client(who: string, era: Era = "legacy"): Promise<Client> {

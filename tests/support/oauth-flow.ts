@@ -220,3 +220,40 @@ export function submitConsent(
     body: new URLSearchParams({ req: form.req, csrf: form.csrf, password, action, ...fields }),
   });
 }
+
+/** A registered public app approved by the owner on the consent page (with any extra form fields ticked), through to its tokens. */
+export async function approvedAppTokens(
+  base: string,
+  options: { name: string; redirectUri: string; fields?: Record<string, string> },
+): Promise<{ access_token: string; refresh_token: string; scope: string; clientId: string }> {
+  const app = await registerOk(base, {
+    client_name: options.name,
+    redirect_uris: [options.redirectUri],
+    token_endpoint_auth_method: "none",
+  });
+  const pair = pkce();
+  const form = await consentPage(base, {
+    response_type: "code",
+    client_id: app.client_id,
+    redirect_uri: options.redirectUri,
+    code_challenge: pair.challenge,
+    code_challenge_method: "S256",
+    state: "approved-app",
+    resource: `${base}/mcp`,
+  });
+  const { params } = redirectParams(await submitConsent(base, form, PASSWORD, "approve", {}, options.fields ?? {}));
+  const answer = await tokenRequest(base, {
+    grant_type: "authorization_code",
+    code: params.get("code") as string,
+    redirect_uri: options.redirectUri,
+    code_verifier: pair.verifier,
+    client_id: app.client_id,
+  });
+  if (answer.status !== 200) throw new Error(`app token exchange failed: ${JSON.stringify(answer.body)}`);
+  return {
+    access_token: answer.body.access_token as string,
+    refresh_token: answer.body.refresh_token as string,
+    scope: answer.body.scope as string,
+    clientId: app.client_id,
+  };
+}
