@@ -1,5 +1,6 @@
 // The store facade: one opened database and its typed tables, plus a cheap "did another process write?" probe.
 import type { Database } from "bun:sqlite";
+import { dataVersionProbe } from "./commit-probe.ts";
 import { openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
 import { OAuthStore } from "./oauth-store.ts";
@@ -22,15 +23,19 @@ export interface Store {
 
 export function openStore(path: string): Store {
   const { db, fixes } = openDatabase(path);
-  const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  const probe = dataVersionProbe(db, path);
+  const { dataVersion } = probe;
   return {
     db,
-    jobs: new JobStore(db),
+    jobs: new JobStore(db, dataVersion),
     sessions: new SessionStore(db),
     personalTokens: new PersonalTokenStore(db),
     oauth: new OAuthStore(db),
-    dataVersion: () => versionStmt.get()?.data_version ?? 0,
+    dataVersion,
     fixes,
-    close: () => db.close(),
+    close: () => {
+      probe.close();
+      db.close();
+    },
   };
 }

@@ -69,15 +69,17 @@ export interface JobFilter {
 /** One row as the owner's job list shows it: never the answer. */
 export type JobSummary = Omit<JobRow, "result" | "partial">;
 
+/** The row cache's bounds: entries, and answer text per row (a few MiB at most, never a store's worth of answers). */
+const ROW_CACHE_MAX_ENTRIES = 1024;
+const ROW_CACHE_MAX_TEXT = 2048;
+
 export class JobStore {
   private readonly insertStmt;
   private readonly getStmt;
-  private readonly getOwnedStmt;
   private readonly startStmt;
   private readonly finishStmt;
   private readonly totalStmt;
   private readonly mineStmt;
-  private readonly versionStmt;
   private readonly byStatusStmt;
   /**
    * Stored-job counts as of `version` (SQLite's data_version): kept up to date by our own inserts, dropped by our own
@@ -86,15 +88,24 @@ export class JobStore {
    */
   private tally: { version: number; total: number; mine: Map<string, number> } | null = null;
   private readonly activeIdsStmt;
+  /**
+   * Recently read rows (and ids read as absent), exact as of `rowsVersion`: emptied by every write of ours and whenever
+   * another connection (a CLI `jobs cancel`) commits. A polled job is then answered without a read transaction.
+   */
+  private readonly rows = new Map<string, Readonly<JobRow> | null>();
+  private rowsVersion = -1;
 
-  constructor(private readonly db: Database) {
+  /** `dataVersion` is the store's cheap data_version probe (commit-probe.ts); by default it asks SQLite each time. */
+  constructor(
+    private readonly db: Database,
+    private readonly dataVersion: () => number = () =>
+      db.query<{ data_version: number }, []>("PRAGMA data_version").get()?.data_version ?? 0,
+  ) {
     this.insertStmt = db.query(
       `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at, started_at, task_ttl_ms)
        VALUES ($id, $principal, $mode, $status, $promptChars, $sessionLabel, $createdAt, $startedAt, $taskTtlMs)`,
     );
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
-    // Threat: a second client reading another's job. The owner is part of the one read, so a foreign id reads as absent.
-    this.getOwnedStmt = db.query("SELECT * FROM jobs WHERE id = ? AND principal = ?");
     this.startStmt = db.query("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'");
     // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first).
     this.finishStmt = db.query(
@@ -103,7 +114,6 @@ export class JobStore {
     );
     this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
     this.mineStmt = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM jobs WHERE principal = ?");
-    this.versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
     this.byStatusStmt = db.query<{ status: string; n: number }, [string]>(
       "SELECT status, COUNT(*) AS n FROM jobs WHERE principal = ? GROUP BY status",
     );
@@ -111,24 +121,54 @@ export class JobStore {
   }
 
   insert(job: NewJob): void {
-    this.insertStmt.run({
-      id: job.id,
-      principal: job.principal,
-      mode: job.mode,
-      promptChars: job.promptChars,
-      sessionLabel: job.sessionLabel,
-      createdAt: job.createdAt,
-      status: job.startedAt === undefined ? "pending" : "running",
-      startedAt: job.startedAt ?? null,
-      taskTtlMs: job.taskTtlMs ?? null,
-    });
+    this.wrote(() =>
+      this.insertStmt.run({
+        id: job.id,
+        principal: job.principal,
+        mode: job.mode,
+        promptChars: job.promptChars,
+        sessionLabel: job.sessionLabel,
+        createdAt: job.createdAt,
+        status: job.startedAt === undefined ? "pending" : "running",
+        startedAt: job.startedAt ?? null,
+        taskTtlMs: job.taskTtlMs ?? null,
+      }),
+    );
     this.countedInsert(job.principal);
   }
 
   /** The job, if it exists and — when `owner` is given — belongs to that principal; null otherwise (the two look the same). */
   get(id: string, owner: string | null = null): JobRow | null {
-    const row = owner === null ? this.getStmt.get(id) : this.getOwnedStmt.get(id, owner);
-    return row ? JobRowSchema.parse(row) : null;
+    const version = this.dataVersion();
+    if (version !== this.rowsVersion) {
+      this.rows.clear();
+      this.rowsVersion = version;
+    }
+    let row = this.rows.get(id);
+    if (row === undefined) {
+      const raw = this.getStmt.get(id);
+      row = raw ? Object.freeze(JobRowSchema.parse(raw)) : null;
+      this.remember(id, row);
+    }
+    // Threat: a second client reading another's job. Ownership is part of every read: a foreign id reads as absent.
+    return row !== null && (owner === null || row.principal === owner) ? row : null;
+  }
+
+  /** Runs one of our writes with the row cache emptied before and after (a rolled-back write leaves nothing stale). */
+  private wrote<T>(write: () => T): T {
+    this.rows.clear();
+    try {
+      return write();
+    } finally {
+      this.rows.clear();
+    }
+  }
+
+  /** Keeps a row if small (answers can be large; those are read each time), within a bounded number of entries. */
+  private remember(id: string, row: Readonly<JobRow> | null): void {
+    if (row && (row.result?.length ?? 0) + (row.partial?.length ?? 0) > ROW_CACHE_MAX_TEXT) return;
+    if (this.rows.size >= ROW_CACHE_MAX_ENTRIES) this.rows.clear();
+    this.rows.set(id, row);
   }
 
   /** The one job whose id is `id` or starts with it (the owner types a prefix at the CLI); null when none or several. */
@@ -181,14 +221,18 @@ export class JobStore {
 
   /** pending → running; false when the job is no longer pending. */
   markRunning(id: string, at: number): boolean {
-    return this.startStmt.run(at, id).changes === 1;
+    return this.wrote(() => this.startStmt.run(at, id).changes === 1);
   }
 
   /** active → terminal; false when the job had already ended (or is gone). `alsoRun` commits in the same transaction. */
   finish(id: string, end: JobEnd, alsoRun?: () => void): boolean {
+    return this.wrote(() => this.finishNow(id, end, alsoRun));
+  }
+
+  private finishNow(id: string, end: JobEnd, alsoRun?: () => void): boolean {
     if (alsoRun) {
       return this.db.transaction(() => {
-        const ended = this.finish(id, end);
+        const ended = this.finishNow(id, end);
         if (ended) alsoRun();
         return ended;
       })();
@@ -208,12 +252,12 @@ export class JobStore {
 
   /** A sync call that outlived its budget becomes an ordinary async job. */
   setMode(id: string, mode: "sync" | "async"): void {
-    this.db.query("UPDATE jobs SET mode = ? WHERE id = ?").run(mode, id);
+    this.wrote(() => this.db.query("UPDATE jobs SET mode = ? WHERE id = ?").run(mode, id));
   }
 
   /** Stored jobs in all, and those of `principal` (counted once, then kept up to date in memory). */
   counts(principal: string): { total: number; mine: number } {
-    const version = this.versionStmt.get()?.data_version ?? 0;
+    const version = this.dataVersion();
     if (this.tally?.version !== version) this.tally = { version, total: this.totalStmt.get()?.n ?? 0, mine: new Map() };
     let mine = this.tally.mine.get(principal);
     if (mine === undefined) {
@@ -239,12 +283,14 @@ export class JobStore {
 
   /** Deletes every job of `principal` (no one else's); returns how many there were, by status. */
   clearFor(principal: string): StatusCounts {
-    return this.db.transaction(() => {
-      const counts = this.countByStatus(principal);
-      this.tally = null;
-      this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
-      return counts;
-    })();
+    return this.wrote(() =>
+      this.db.transaction(() => {
+        const counts = this.countByStatus(principal);
+        this.tally = null;
+        this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
+        return counts;
+      })(),
+    );
   }
 
   /** Ids of the jobs the database says are pending or running. */
@@ -255,7 +301,7 @@ export class JobStore {
   /** Deletes terminal jobs that finished before `before`; returns how many. */
   reapFinishedBefore(before: number): number {
     this.tally = null;
-    return this.db.query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?").run(before).changes;
+    return this.wrote(() => this.db.query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?").run(before).changes);
   }
 
   /**
@@ -264,13 +310,20 @@ export class JobStore {
    */
   reapExpiredTasks(now: number): number {
     this.tally = null;
-    return this.db
-      .query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND task_ttl_ms IS NOT NULL AND created_at + task_ttl_ms <= ?")
-      .run(now).changes;
+    return this.wrote(
+      () =>
+        this.db
+          .query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND task_ttl_ms IS NOT NULL AND created_at + task_ttl_ms <= ?")
+          .run(now).changes,
+    );
   }
 
   /** Marks every job still pending or running (left by a process that died) as failed; returns their ids. */
   failAbandoned(at: number, error: string): string[] {
+    return this.wrote(() => this.failAbandonedNow(at, error));
+  }
+
+  private failAbandonedNow(at: number, error: string): string[] {
     return this.db.transaction(() => {
       const ids = this.db
         .query<{ id: string }, []>("SELECT id FROM jobs WHERE status IN ('pending', 'running')")
