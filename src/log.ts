@@ -22,14 +22,20 @@ const RANK = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR: 40 } as const;
 export type LogLevelName = keyof typeof RANK;
 
 /** The daemon's logger: one line per event on stderr, human text or JSON (LOG_FORMAT=json). */
-export function createLogger(level: LogLevelName, format: "text" | "json", write: (line: string) => void = bufferedStderr()): Logger {
+export function createLogger(
+  level: LogLevelName,
+  format: "text" | "json",
+  write: (line: string, urgent: boolean) => void = bufferedStderr(),
+): Logger {
   const threshold = RANK[level];
   const emit = (name: LogLevelName, message: string, fields?: LogFields): void => {
     if (RANK[name] < threshold) return;
     const time = isoNow();
+    // Warnings and errors go out at once (a crash right after must not swallow them); the rest within 50 ms.
+    const urgent = RANK[name] >= RANK.WARNING;
     // Log injection: no message or field may split the line or reorder it on screen (controls, U+2028/9, bidi) — escaped in both formats.
     if (format === "json") {
-      write(escapeBreakingChars(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields })));
+      write(escapeBreakingChars(JSON.stringify({ time, level: name.toLowerCase(), msg: message, ...fields })), urgent);
       return;
     }
     // One line per request on the hot path: built by concatenation, escaping only what needs it.
@@ -40,7 +46,7 @@ export function createLogger(level: LogLevelName, format: "text" | "json", write
         if (value !== undefined) line += ` ${safe(key)}=${textValue(value)}`;
       }
     }
-    write(line);
+    write(line, urgent);
   };
   return {
     debug: (m, f) => emit("DEBUG", m, f),
@@ -75,11 +81,11 @@ function textValue(value: string | number | boolean | null | undefined): string 
 }
 
 /**
- * Lines to stderr, gathered in memory and handed to the stream every 50 ms, at 64 KiB, and at exit: Bun's stream writer
- * makes one write(2) per call, and a system call per request cost a fifth of the hot path's throughput. At most 50 ms
- * of lines can be lost to a kill -9.
+ * Lines to stderr, gathered in memory and handed to the stream every 50 ms, at 64 KiB, at exit, and at once for a
+ * warning or error: Bun's stream writer makes one write(2) per call, and a system call per request cost a fifth of the
+ * hot path's throughput. At most 50 ms of INFO lines can be lost to a kill -9.
  */
-function bufferedStderr(): (line: string) => void {
+function bufferedStderr(): (line: string, urgent: boolean) => void {
   const sink = Bun.stderr.writer();
   let pending = "";
   const flush = (): void => {
@@ -91,8 +97,8 @@ function bufferedStderr(): (line: string) => void {
   const timer = setInterval(flush, 50);
   timer.unref?.();
   process.on("exit", flush);
-  return (line) => {
+  return (line, urgent) => {
     pending += `${line}\n`;
-    if (pending.length >= 65_536) flush();
+    if (urgent || pending.length >= 65_536) flush();
   };
 }

@@ -16,11 +16,23 @@ export function isAllowedHost(hostname: string, allowedHosts: readonly string[])
   return isLoopbackHost(hostname) || allowedHosts.includes(hostname);
 }
 
+/**
+ * Host header values already judged allowed, per allow-list: a client sends the same Host on every request, so the
+ * parse runs once. Only allowed values are kept (a stream of made-up Hosts cannot grow it), at most 64 of them.
+ */
+const allowedHostValues = new WeakMap<readonly string[], Set<string>>();
+
 /** DNS rebinding (MCP transport spec, "Security Warning"): only our own names may reach us → else 421. */
 export function rejectForeignHost(request: Request, allowedHosts: readonly string[]): Response | null {
   const header = request.headers.get("host");
+  let known = allowedHostValues.get(allowedHosts);
+  if (header !== null && known?.has(header)) return null;
   const hostname = hostnameOf(header);
-  if (hostname && isAllowedHost(hostname, allowedHosts)) return null;
+  if (hostname && header !== null && isAllowedHost(hostname, allowedHosts)) {
+    if (!known) allowedHostValues.set(allowedHosts, (known = new Set()));
+    if (known.size < 64) known.add(header);
+    return null;
+  }
   return Response.json(
     {
       error: "misdirected_request",

@@ -1,13 +1,15 @@
 // Reads a request body as text under a size cap, without buffering more than the cap (oversized bodies → null).
-export async function readBodyLimited(request: Request, maxBytes: number): Promise<string | null> {
+export function readBodyLimited(request: Request, maxBytes: number): Promise<string | null> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) return null;
-  if (Number.isFinite(declared)) {
-    // Bun enforces Content-Length framing, so a declared size within the cap is the size we read. (Read before
-    // touching `request.body`: building that stream costs more than the whole small body.)
-    const text = await request.text();
-    return Buffer.byteLength(text) > maxBytes ? null : text;
-  }
+  if (declared > maxBytes) return Promise.resolve(null);
+  // Bun enforces Content-Length framing, so a declared size within the cap is the size we read. (Read before
+  // touching `request.body`: building that stream costs more than the whole small body.)
+  if (Number.isFinite(declared)) return request.text();
+  return readChunked(request, maxBytes);
+}
+
+/** A body without Content-Length (chunked): counted as it comes, abandoned at the cap. */
+async function readChunked(request: Request, maxBytes: number): Promise<string | null> {
   if (!request.body) return "";
   // Chunked: count as we go and stop at the cap.
   const reader = request.body.getReader();

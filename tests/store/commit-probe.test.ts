@@ -83,9 +83,7 @@ test("a job read from memory is the row another process just changed, and never 
   expect(store.jobs.get("j1", "alice")?.status).toBe("cancelled");
   // An id read as absent, then created by another connection, is found at once.
   expect(store.jobs.get("j2", "alice")).toBeNull();
-  cli.run(
-    "INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at) VALUES ('j2', 'alice', 'async', 'pending', 1, 1000)",
-  );
+  cli.run("INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at) VALUES ('j2', 'alice', 'async', 'pending', 1, 1000)");
   expect(store.jobs.get("j2", "alice")?.status).toBe("pending");
   cli.close();
   // Our own ending and clearing are seen at once as well.
