@@ -123,16 +123,6 @@ export class JobService {
     const createdAt = this.now();
     // A job admitted at once is stored as running straight away: one commit fewer on the hot path.
     const startsNow = admission === "run";
-    store.jobs.insert({
-      id,
-      principal: request.principal,
-      mode: request.mode,
-      promptChars: request.prompt.length,
-      sessionLabel: request.sessionLabel,
-      createdAt,
-      startedAt: startsNow ? createdAt : undefined,
-      taskTtlMs: request.task ? this.grantTaskTtl(request.task.ttlMs ?? this.options.limits.retentionMs) : null,
-    });
     this.live.set(id, {
       controller: new AbortController(),
       prompt: request.prompt,
@@ -145,6 +135,24 @@ export class JobService {
       run: null,
       ended: false,
     });
+    // The gateway request is sent first and the row written while it travels: nothing is answered before this method
+    // returns (a sync call's answer, an async job id, a task), so every answered job is stored all the same.
+    if (startsNow) this.begin(id, true);
+    try {
+      store.jobs.insert({
+        id,
+        principal: request.principal,
+        mode: request.mode,
+        promptChars: request.prompt.length,
+        sessionLabel: request.sessionLabel,
+        createdAt,
+        startedAt: startsNow ? createdAt : undefined,
+        taskTtlMs: request.task ? this.grantTaskTtl(request.task.ttlMs ?? this.options.limits.retentionMs) : null,
+      });
+    } catch (error) {
+      this.forgetUnstored(id);
+      throw error;
+    }
     this.options.log.info("job accepted", {
       job: id,
       client: request.principal,
@@ -155,7 +163,6 @@ export class JobService {
       task: request.task !== undefined,
     });
     this.options.log.debug("job prompt", { job: id, prompt: request.prompt });
-    if (startsNow) this.begin(id, true);
     return store.jobs.get(id) as JobRow;
   }
 
@@ -374,6 +381,19 @@ export class JobService {
       log.debug("job answer", { job: id, answer: ending.result });
     } else {
       log.warn("job failed", { job: id, duration_ms: this.now() - started, reason: ending.endReason });
+    }
+  }
+
+  /** A job whose row could not be written: its request is closed and it leaves no trace (it was never acknowledged). */
+  private forgetUnstored(id: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    live.ended = true;
+    if (live.run === null) {
+      this.queue.remove(id);
+      this.settle(id);
+    } else {
+      live.controller.abort("not stored");
     }
   }
 

@@ -88,6 +88,26 @@ describe("JobService", () => {
     expect(store.sessions.get("pat:test", "trip")).toBe("api-rotated");
   });
 
+  test("a job whose row cannot be written is refused, its gateway request closed, and its slot freed", async () => {
+    const { jobs, gateway, store } = setup({ maxConcurrent: 1 });
+    const insert = store.jobs.insert.bind(store.jobs);
+    store.jobs.insert = () => {
+      throw new Error("database or disk is full");
+    };
+    expect(() => ask(jobs)).toThrow("database or disk is full");
+    // Any request that went out before the write is closed; nothing of the job remains.
+    expect(gateway.calls.every((call) => call.aborted)).toBe(true);
+    await Bun.sleep(0);
+    expect(jobs.activeCount).toBe(0);
+    expect(store.db.query("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+    // The one slot is free again: the next job runs at once and ends normally.
+    store.jobs.insert = insert;
+    const next = ask(jobs);
+    expect(jobs.view(next.id, null).status).toBe("running");
+    gateway.calls.at(-1)?.resolve({ text: "fine", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(next.id, null, 1000)).toMatchObject({ status: "completed", result: "fine" });
+  });
+
   test("gateway failures are recorded with their message and any partial answer", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
