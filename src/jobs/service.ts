@@ -153,6 +153,7 @@ export class JobService {
       this.forgetUnstored(id);
       throw error;
     }
+    if (startsNow) store.checkpointIfDue();
     this.options.log.info("job accepted", {
       job: id,
       client: request.principal,

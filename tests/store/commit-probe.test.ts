@@ -96,3 +96,21 @@ test("a job read from memory is the row another process just changed, and never 
   expect(store.jobs.get("j1")).toBeNull();
   store.close();
 });
+
+test("the WAL is copied back once it passes 1,000 frames, where the store chooses, not in a later commit", () => {
+  const path = newPath();
+  const store = openStore(path);
+  const probe = dataVersionProbe(store.db, path);
+  let i = 0;
+  while ((probe.framesToCheckpoint() ?? 0) < 200) store.jobs.insert(job(`a-${i++}`, "a"));
+  // Under the threshold: nothing is done.
+  store.checkpointIfDue();
+  expect(probe.framesToCheckpoint()).toBeGreaterThanOrEqual(200);
+  // SQLite's own checkpoint no longer runs at 1,000 frames: the WAL keeps growing until checkpointIfDue.
+  while ((probe.framesToCheckpoint() ?? 0) < 1500) store.jobs.insert(job(`a-${i++}`, "a"));
+  store.checkpointIfDue();
+  expect(probe.framesToCheckpoint()).toBe(0);
+  expect(store.jobs.counts("a").mine).toBe(i);
+  probe.close();
+  store.close();
+});
