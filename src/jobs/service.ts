@@ -76,6 +76,8 @@ export class JobService {
   private seenDataVersion = 0;
   private closed = false;
 
+  private checkpointScheduled = false;
+
   constructor(private readonly options: JobServiceOptions) {
     this.queue = new JobQueue(options.limits.maxConcurrent, options.limits.maxQueued);
     this.now = options.now ?? Date.now;
@@ -153,7 +155,7 @@ export class JobService {
       this.forgetUnstored(id);
       throw error;
     }
-    if (startsNow) store.checkpointIfDue();
+    if (startsNow) this.checkpointWhileItTravels();
     this.options.log.info("job accepted", {
       job: id,
       client: request.principal,
@@ -383,6 +385,24 @@ export class JobService {
     } else {
       log.warn("job failed", { job: id, duration_ms: this.now() - started, reason: ending.endReason });
     }
+  }
+
+  /**
+   * A due WAL checkpoint runs just after this turn of the event loop — once the job's gateway request has actually been
+   * sent (Bun sends it when the current task yields) — so its fsync overlaps the gateway's answer instead of delaying it.
+   */
+  private checkpointWhileItTravels(): void {
+    if (this.checkpointScheduled) return;
+    this.checkpointScheduled = true;
+    setImmediate(() => {
+      this.checkpointScheduled = false;
+      // (A closed store answers that nothing is due; SQLite's own checkpoint remains should this one fail.)
+      try {
+        this.options.store.checkpointIfDue();
+      } catch (error) {
+        this.options.log.warn("WAL checkpoint failed; SQLite will retry on its own", { error: (error as Error).message });
+      }
+    });
   }
 
   /** A job whose row could not be written: its request is closed and it leaves no trace (it was never acknowledged). */

@@ -181,7 +181,8 @@ describe("logs at INFO", () => {
     const secretPrompt = "PROMPT-CANARY-4242 please";
     const result = await client.callTool({ name: "hermes_ask", arguments: { prompt: secretPrompt, session_id: "log-check" } });
     expect(structuredOf(result).status).toBe("completed");
-    await Bun.sleep(50);
+    // INFO lines reach stderr within 50 ms (buffered).
+    for (let i = 0; i < 100 && !world.daemon.logs().includes("job completed"); i++) await Bun.sleep(20);
     const logs = world.daemon.logs();
     expect(logs).toContain("path=/mcp");
     expect(logs).toContain("job completed");

@@ -233,6 +233,8 @@ describe("reading and sending", () => {
     expect(fake.calls().at(-1)).toEqual({ tool: "messages_send", args: { target: "telegram:100", message: text } });
     const read = await outcome(phone, "hermes_messages_read", { session_key: "telegram:100" });
     expect(read.text).toContain("unique-phrase-4711");
+    // INFO lines reach stderr within 50 ms (buffered).
+    await until("the send's log line", () => world.daemon.logs().includes("messaging: send"));
     const infoLine = world.daemon
       .logs()
       .split("\n")
