@@ -1,7 +1,7 @@
 // Latency a sync hermes_ask adds over calling the gateway directly: the same turn both ways, interleaved, raw HTTP on both sides.
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import type { Row } from "./report.ts";
-import { MCP_HEADERS } from "./servers.ts";
+import { MCP_HEADERS, startProxyFloor } from "./servers.ts";
 
 const percentile = (xs: number[], p: number): number => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -9,10 +9,15 @@ const percentile = (xs: number[], p: number): number => {
 };
 
 export async function measureLatency(daemonUrl: string, token: string, gateway: FakeGateway, calls: number): Promise<Row[]> {
-  console.error(`sync hermes_ask: ${calls} calls through hermes-mcp, each paired with the same call to the gateway directly…`);
+  console.error(
+    `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through a bare Bun proxy…`,
+  );
   const direct: number[] = [];
   const bridged: number[] = [];
-  const warmup = 30;
+  const proxied: number[] = [];
+  const proxy = await startProxyFloor(gateway.url, gateway.apiKey);
+  // Warm-up calls first (not counted): a daemon in use has its request path compiled by the JIT, a fresh one not yet.
+  const warmup = 200;
   for (let i = 0; i < calls + warmup; i++) {
     const prompt = `bench ${i}`;
     let t = performance.now();
@@ -31,22 +36,31 @@ export async function measureLatency(daemonUrl: string, token: string, gateway: 
     });
     const text = await answer.text();
     const tBridged = performance.now() - t;
-    if (!raw.includes("[DONE]") || !text.includes('"status":"completed"')) throw new Error(`unexpected answers: ${raw} / ${text}`);
+    t = performance.now();
+    const viaProxy = await (await fetch(`${proxy.url}/`, { method: "POST", body: prompt })).text();
+    const tProxied = performance.now() - t;
+    if (!raw.includes("[DONE]") || !text.includes('"status":"completed"') || !viaProxy.includes('"chars"')) {
+      await proxy.stop();
+      throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy}`);
+    }
     if (i >= warmup) {
       direct.push(tDirect);
       bridged.push(tBridged);
+      proxied.push(tProxied);
     }
   }
+  await proxy.stop();
   const rows: Row[] = [];
   for (const [p, target] of [
     [50, 0.5],
     [99, 2],
   ] as const) {
     const added = percentile(bridged, p) - percentile(direct, p);
+    const proxyAdded = percentile(proxied, p) - percentile(direct, p);
     rows.push({
       metric: `sync hermes_ask added latency p${p} (ms)`,
       ours: added.toFixed(2),
-      baseline: `gateway direct ${percentile(direct, p).toFixed(2)}, via hermes-mcp ${percentile(bridged, p).toFixed(2)}`,
+      baseline: `gateway direct ${percentile(direct, p).toFixed(2)}, via hermes-mcp ${percentile(bridged, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)}`,
       ratio: "—",
       target: `≤ ${target} ms`,
       met: added <= target,

@@ -67,7 +67,7 @@ try {
 }
 
 const machine = describeMachine(ROOT);
-const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs per server; ${settings.calls} sequential calls for latency; loopback only`;
+const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs per server; ${settings.calls} sequential calls for latency after 200 warm-up calls; loopback only`;
 console.log(`\n${machine.nproc} CPUs, ${machine.memoryGiB} GiB, ${machine.cpu}; commit ${machine.commit}; ${settingsLine}\n`);
 printTable(rows);
 writeResults(join(import.meta.dir, "RESULTS.md"), machine, settingsLine, rows, notes);

@@ -102,6 +102,14 @@ export async function startExpressPeer(answer: unknown): Promise<Running | null>
   return spawnListening([node, join(import.meta.dir, "baselines", "express-server.mjs")], { BENCH_ANSWER: JSON.stringify(answer) });
 }
 
+/** The least a bridge adds: a bare Bun.serve forwarding each POST to the gateway (bench/baselines/proxy-server.ts). */
+export async function startProxyFloor(gatewayUrl: string, gatewayKey: string): Promise<Running> {
+  return spawnListening([process.execPath, join(import.meta.dir, "baselines", "proxy-server.ts")], {
+    BENCH_GATEWAY_URL: gatewayUrl,
+    BENCH_GATEWAY_KEY: gatewayKey,
+  });
+}
+
 async function spawnListening(cmd: string[], env: Record<string, string>): Promise<Running> {
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...env } });
   const reader = proc.stdout.getReader();
