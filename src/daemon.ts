@@ -9,7 +9,7 @@ import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";
 import type { Logger } from "./log.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
-import { MessagingCallRegistry } from "./mcp/messaging-tools.ts";
+import { MessagingCallRegistry } from "./mcp/messaging-calls.ts";
 import { MessagingService } from "./messaging/service.ts";
 import { createMcpEndpoint } from "./mcp/server.ts";
 import { oauthAccessTokenKind } from "./oauth/access-token-kind.ts";
