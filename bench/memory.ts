@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
+import { QUIET_MS } from "../src/idle-collector.ts";
 import { runLoad } from "./load.ts";
 import type { Row } from "./report.ts";
 import { MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
@@ -10,6 +11,8 @@ const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
 const PENDING = 1000;
+/** After load, idle this long: the daemon gives memory back once it has been quiet for QUIET_MS (src/idle-collector.ts). */
+const AFTER_LOAD_IDLE_MS = Math.max(SETTLE_MS * 2, QUIET_MS + SETTLE_MS);
 const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
 interface Options {
@@ -111,7 +114,7 @@ export async function measureMemory(
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(
-      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${(SETTLE_MS * 2) / 1000} s idle`,
+      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${AFTER_LOAD_IDLE_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s)`,
     );
   } finally {
     await daemon.crash();
@@ -173,7 +176,7 @@ async function loadThenIdle(
   while (live && live() > 0 && Date.now() < drained) await Bun.sleep(50);
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   await runLoad({ url: `${server.url}/mcp`, body, headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` }, ...options });
-  await Bun.sleep(SETTLE_MS * 2);
+  await Bun.sleep(AFTER_LOAD_IDLE_MS);
   return { peak, after: rssMiB(server.pid), reached };
 }
 
