@@ -110,7 +110,8 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
   store.oauth.settings.set(PROBE_KEY_SETTING, probeKey);
   const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey });
 
-  // Once quiet after work: SQLite's page cache and the JS heap (with the allocator's freed pages) go back to the system.
+  // Once quiet after work: SQLite's page cache, the JS heap (with the allocator's freed pages) and JavaScriptCore's
+  // unused memory go back to the system.
   const collector = idleCollector(server, () => {
     try {
       store.db.exec("PRAGMA shrink_memory");
@@ -118,6 +119,9 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
       log.debug("could not shrink SQLite's cache", { error: (error as Error).message });
     }
     Bun.gc(true);
+    // Then JavaScriptCore's own unused memory, when it is next idle (measured: after the memory bench's load, the
+    // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
+    Bun.shrink();
   });
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
