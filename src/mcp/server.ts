@@ -36,8 +36,9 @@ export interface EndpointOptions {
 type SdkHandler = ReturnType<typeof createSdkHandler>;
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  // The SDK and its schemas are evaluated only when a request first needs them (≈12 MiB of a fresh daemon's memory):
-  // a daemon nobody used, or one only 2025-era fast-lane calls reach, never pays for it. Loaded once, kept.
+  // The SDK and its schemas are evaluated only when a request first needs them (≈ 5 MiB of a fresh daemon's memory, ≈ 8
+  // once a session used them, bench/memory.ts): a daemon nobody used, or one only 2025-era fast-lane calls reach, never
+  // pays for it. Loaded once, kept.
   let sdkLoading: Promise<SdkHandler> | null = null;
   let sdkLoaded: SdkHandler | null = null;
   const sdk = (): Promise<SdkHandler> =>
