@@ -14,6 +14,8 @@ test("start-up modules, ping, tools/list and a tool call load no MCP SDK; the fi
   expect(probe.stderr.toString()).toBe("");
   const steps = JSON.parse(probe.stdout.toString());
   expect(steps.afterImport).toEqual([]);
+  // Nor consola: the CLI's message helper loads with the first message, which serve never prints through.
+  expect(steps.consolaAfterImport).toEqual([]);
   expect(steps.fastAnswers).toEqual([[], ["tools"], ["content", "structuredContent"]]);
   expect(steps.afterFastLane).toEqual([]);
   expect(steps.initializedAs).toBe("hermes-mcp");

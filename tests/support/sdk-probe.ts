@@ -1,4 +1,4 @@
-// Child process of tests/mcp/lazy-sdk.test.ts: loads the daemon's start-up modules, answers fast-lane calls, then an initialize, and prints which MCP SDK modules were evaluated at each step.
+// Child process of tests/mcp/lazy-sdk.test.ts: loads the daemon's start-up modules, answers fast-lane calls, then an initialize, and prints which MCP SDK (and consola) modules were evaluated at each step.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +10,10 @@ import { createMcpEndpoint } from "../../src/mcp/server.ts";
 import { openStore } from "../../src/store/index.ts";
 
 const sdkModules = (): string[] => Object.keys(require.cache).filter((path) => path.includes("@modelcontextprotocol/"));
-const steps: Record<string, unknown> = { afterImport: sdkModules() };
+const steps: Record<string, unknown> = {
+  afterImport: sdkModules(),
+  consolaAfterImport: Object.keys(require.cache).filter((path) => path.includes("/consola/")),
+};
 
 const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-sdk-probe-"));
 const store = openStore(join(dir, "db.sqlite"));
