@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
+import { QUIET_MS } from "../src/idle-collector.ts";
 import { runLoad } from "./load.ts";
 import type { Row } from "./report.ts";
 import { MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
@@ -10,6 +11,8 @@ const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
 const PENDING = 1000;
+/** After load, idle this long: the daemon gives memory back once it has been quiet for QUIET_MS (src/idle-collector.ts), and JavaScriptCore shortly after. */
+const AFTER_LOAD_IDLE_MS = QUIET_MS + SETTLE_MS * 2;
 const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
 interface Options {
@@ -111,7 +114,7 @@ export async function measureMemory(
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(
-      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${(SETTLE_MS * 2) / 1000} s idle`,
+      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${AFTER_LOAD_IDLE_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s)`,
     );
   } finally {
     await daemon.crash();
@@ -123,7 +126,20 @@ export async function measureMemory(
   const empty = await startBinary(binary, seeded.home, env);
   await Bun.sleep(SETTLE_MS);
   const emptyIdle = rssMiB(empty.pid);
+  // The figures above never load the MCP SDK (fast-lane calls only); a real client's first initialize does.
+  await sdkSession(empty.url, seeded.token);
+  await Bun.sleep(AFTER_LOAD_IDLE_MS);
+  const afterSession = rssMiB(empty.pid);
+  notes.push(`idle RSS after one SDK-path client session: ${rssParts(empty.pid)}`);
   await empty.stop();
+  rows.push({
+    metric: "compiled binary: idle RSS after one SDK-path client session (MiB)",
+    ours: MiB(afterSession),
+    baseline: `fresh idle ${MiB(emptyIdle)} (the SDK loads on a client's first initialize)`,
+    ratio: `×${(afterSession / emptyIdle).toFixed(2)}`,
+    target: "reported",
+    met: null,
+  });
   seed(dbOf(seeded.home));
   const full = await startBinary(binary, seeded.home, env);
   await Bun.sleep(SETTLE_MS);
@@ -173,8 +189,29 @@ async function loadThenIdle(
   while (live && live() > 0 && Date.now() < drained) await Bun.sleep(50);
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   await runLoad({ url: `${server.url}/mcp`, body, headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` }, ...options });
-  await Bun.sleep(SETTLE_MS * 2);
+  await Bun.sleep(AFTER_LOAD_IDLE_MS);
   return { peak, after: rssMiB(server.pid), reached };
+}
+
+/** What a 2025-era client does first, through the SDK: initialize, initialized, then tools/list and a tool call. */
+async function sdkSession(url: string, token: string): Promise<void> {
+  const headers = { ...MCP_HEADERS, Authorization: `Bearer ${token}`, "mcp-protocol-version": "2025-11-25" };
+  const messages = [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "hermes_check", arguments: {} } },
+  ];
+  for (const message of messages) {
+    const response = await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify(message) });
+    if (response.status >= 300) throw new Error(`SDK session: ${message.method} answered ${response.status}`);
+    await response.text();
+  }
 }
 
 /** 10,000 finished jobs (with results) and 1,000 approved registered clients, written straight into the database. */

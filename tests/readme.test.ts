@@ -352,3 +352,27 @@ describe("the Durability section", () => {
     expect(readFileSync(join(ROOT, "bench", "durable.ts"), "utf8")).toContain("kill -9");
   });
 });
+
+describe("the Memory and start-up section", () => {
+  test("names the build flags and profile the release really uses, and the script that records it", () => {
+    const memory = section("Memory and start-up");
+    const release = readFileSync(join(ROOT, "scripts", "release.ts"), "utf8");
+    const scripts = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+    const jitFlag = /--compile-jit-policy=\d+/.exec(release)?.[0];
+    expect(jitFlag).toBeDefined();
+    expect(memory).toContain(`\`${jitFlag}\``);
+    expect(memory).toContain("--bytecode-order=packaging/bytecode-order.txt");
+    expect(release).toContain('"packaging", "bytecode-order.txt"');
+    expect(existsSync(join(ROOT, "packaging", "bytecode-order.txt"))).toBe(true);
+    expect(memory).toContain("`bun run build:profile`");
+    expect(scripts["build:profile"]).toBeDefined();
+    expect(readFileSync(join(ROOT, "src", "cli", "serve.ts"), "utf8")).toContain("Bun.unsafe.setJITPolicy(1)");
+  });
+
+  test("its quiet period is the daemon's, and what it says loads lazily is loaded with import()", async () => {
+    const { QUIET_MS } = await import("../src/idle-collector.ts");
+    expect(section("Memory and start-up")).toContain(`arrived for ${QUIET_MS / 1000} s`);
+    expect(readFileSync(join(ROOT, "src", "mcp", "server.ts"), "utf8")).toContain('import("./sdk-server.ts")');
+    expect(readFileSync(join(ROOT, "src", "messaging", "child.ts"), "utf8")).toContain('import("@modelcontextprotocol/client")');
+  });
+});

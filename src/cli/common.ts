@@ -1,11 +1,26 @@
 // Shared CLI plumbing: friendly output on stderr, config loading that explains every bad variable, and clean exits.
-import { createConsola } from "consola";
+import type { ConsolaInstance } from "consola";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { StoreError } from "../store/database.ts";
 import { openStore, type Store } from "../store/index.ts";
 
-/** Human-facing messages go to stderr so stdout carries only data (env lines, tokens, tables). */
-export const ui = createConsola({ stdout: process.stderr, stderr: process.stderr, formatOptions: { date: false } });
+/**
+ * Human-facing messages go to stderr so stdout carries only data (env lines, tokens, tables). consola is loaded with the
+ * first message, not with the CLI: `serve` never prints through it, and its import alone costs the daemon ≈ 2 MiB.
+ */
+let consola: ConsolaInstance | null = null;
+const stderrConsola = (): ConsolaInstance =>
+  (consola ??= (require("consola") as typeof import("consola")).createConsola({
+    stdout: process.stderr,
+    stderr: process.stderr,
+    formatOptions: { date: false },
+  }));
+export const ui = {
+  info: (message: unknown, ...args: unknown[]): void => stderrConsola().info(message, ...args),
+  success: (message: unknown, ...args: unknown[]): void => stderrConsola().success(message, ...args),
+  warn: (message: unknown, ...args: unknown[]): void => stderrConsola().warn(message, ...args),
+  error: (message: unknown, ...args: unknown[]): void => stderrConsola().error(message, ...args),
+};
 
 export class CliExit extends Error {
   constructor(

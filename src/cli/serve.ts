@@ -45,6 +45,9 @@ export default defineCommand({
         throw error;
       }
       const running = daemon;
+      // The release binary starts with a reluctant JIT (scripts/release.ts): start-up code ran once; what runs from now
+      // on is the serving path, which deserves the normal policy.
+      Bun.unsafe.setJITPolicy(1);
       warnIfGatewayUnusable(running.config, log);
       let signalled = false;
       const onSignal = (signal: string): void => {

@@ -3,7 +3,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { JobService } from "../jobs/service.ts";
 import type { Logger } from "../log.ts";
 import type { SyncCallRegistry } from "./cancellations.ts";
-import type { MessagingDeps } from "./messaging-tools.ts";
+import type { MessagingDeps } from "./messaging-calls.ts";
 
 export interface ToolDeps {
   jobs: JobService;

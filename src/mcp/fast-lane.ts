@@ -1,8 +1,12 @@
 // Decides which requests can skip the SDK's per-request server: simple 2025-era JSON-RPC calls with an instant answer.
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 
-/** 2025-era revisions the SDK serves statelessly; a 2026-07-28 (or unknown) revision always goes to the SDK. */
-const LEGACY_VERSIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version < "2026"));
+/**
+ * 2025-era revisions the SDK serves statelessly (its SUPPORTED_PROTOCOL_VERSIONS before 2026, pinned here so the fast
+ * lane does not load the SDK; tests/mcp/fast-lane.test.ts keeps the two equal); a 2026-07-28 (or unknown) revision
+ * always goes to the SDK.
+ */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+const LEGACY_VERSIONS = new Set(LEGACY_PROTOCOL_VERSIONS);
 const FAST_METHODS = new Set(["ping", "tools/list", "tools/call"]);
 
 export interface FastCall {

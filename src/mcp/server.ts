@@ -1,48 +1,13 @@
-// The MCP endpoint: per-request SDK servers (stateless, so restarts are invisible) for both protocol eras, with a fast lane for 2025-era tool calls.
-import { createMcpHandler, McpServer, type AuthInfo } from "@modelcontextprotocol/server";
-import { VERSION } from "../version.ts";
-import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
+// The MCP endpoint: a fast lane for 2025-era calls with an instant answer; the SDK (sdk-server.ts) for everything else, loaded on first use.
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import { fastCallOf, sseResult, sseResultJson } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
-import { messagingLevelOf, registerMessagingTools } from "./messaging-tools.ts";
+import { messagingLevelOf } from "./messaging-calls.ts";
 import type { MessagingLevel } from "../messaging/level.ts";
+import type { createSdkHandler } from "./sdk-server.ts";
 import { taskToolCall } from "./task-calls.ts";
-import { registerTaskHandlers, TASKS_CAPABILITY } from "./tasks.ts";
-import { registerTools } from "./tools.ts";
-
-/**
- * One server instance for one request; `principal` is who the request's token belongs to, `messaging` what its token
- * allows of Hermes's messaging tools (it sees exactly those; any other is an unknown tool). MCP tasks exist only in
- * the 2025-era protocol (2026-07-28 removed them from core), so only a legacy instance declares and serves them.
- */
-export function createMcpServer(
-  deps: ToolDeps,
-  principal: string,
-  era: "legacy" | "modern" = "legacy",
-  messaging: MessagingLevel = "off",
-): McpServer | Promise<McpServer> {
-  const server = new McpServer(
-    { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
-    {
-      capabilities: { logging: {}, tools: {}, ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : {}) },
-      instructions: SERVER_INSTRUCTIONS,
-    },
-  );
-  registerTools(server, deps, principal);
-  if (era === "legacy") registerTaskHandlers(server, deps, principal);
-  // Stateless serving answers each POST with a fresh instance, so the SDK's own per-instance cancel bookkeeping never
-  // sees the request a cancel names; route it through the registry instead (MCP basic/utilities/cancellation).
-  server.server.setNotificationHandler("notifications/cancelled", (notification) => {
-    const requestId = notification.params.requestId;
-    if (requestId === undefined) return;
-    const jobId = deps.calls.find(principal, requestId);
-    if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
-    else deps.messaging?.calls.cancel(principal, requestId);
-  });
-  if (messaging === "off") return server;
-  return registerMessagingTools(server, deps, principal, messaging).then(() => server);
-}
+import { toolsListResult } from "./tools-list.ts";
 
 /**
  * JSON with every non-ASCII character written as its \\uXXXX escape: the same value to any JSON parser, but a one-byte
@@ -68,21 +33,21 @@ export interface EndpointOptions {
   fastLane?: boolean;
 }
 
+type SdkHandler = ReturnType<typeof createSdkHandler>;
+
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  const sdk = createMcpHandler(({ authInfo, era }) => createMcpServer(deps, principalOf(authInfo), era, messagingLevelOf(deps, authInfo)), {
-    legacy: "stateless",
-    // Stream every modern tool call as SSE so progress and keep-alives can flow through tunnels that buffer other bodies.
-    responseMode: "sse",
-    // SSE comment at least every 15 s: Cloudflare cuts responses silent for ~100 s.
-    keepAliveMs: Math.min(15_000, deps.timeouts.heartbeatMs),
-    maxRequestBodySize: 4 * 1024 * 1024,
-    onerror: options.onError,
-  });
+  // The SDK and its schemas are evaluated only when a request first needs them (≈ 5 MiB of a fresh daemon's memory, ≈ 8
+  // once a session used them, bench/memory.ts): a daemon nobody used, or one only 2025-era fast-lane calls reach, never
+  // pays for it. Loaded once, kept.
+  let sdkLoading: Promise<SdkHandler> | null = null;
+  let sdkLoaded: SdkHandler | null = null;
+  const sdk = (): Promise<SdkHandler> =>
+    (sdkLoading ??= import("./sdk-server.ts").then((module) => (sdkLoaded = module.createSdkHandler(deps, options.onError))));
 
   // Tunnels (Cloudflare, nginx) must not buffer or transform the event stream, or progress never arrives. The fast lane
   // sets these itself; the SDK's answers get them here.
-  const viaSdk = async (request: Request, options: Parameters<typeof sdk.fetch>[1]): Promise<Response> => {
-    const response = await sdk.fetch(request, options);
+  const viaSdk = async (request: Request, options: Parameters<SdkHandler["fetch"]>[1]): Promise<Response> => {
+    const response = await (await sdk()).fetch(request, options);
     if (response.headers.get("content-type")?.startsWith("text/event-stream") && !response.headers.has("x-accel-buffering")) {
       response.headers.set("Cache-Control", "no-cache, no-transform");
       response.headers.set("X-Accel-Buffering", "no");
@@ -90,27 +55,32 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
     return response;
   };
 
-  // tools/list as the SDK words it, computed once per messaging level by asking the SDK itself, so the two paths can
-  // never differ; kept as its JSON text (a tools/list answer then costs no serialisation); forgotten whenever the
-  // messaging tools change (the child's list_changed, or its first answer).
+  // tools/list as the SDK words it, kept as its JSON text (a tools/list answer then costs no serialisation). Without
+  // messaging, the table's own list (tools-list.ts, proven equal to the SDK's), so listing never loads the SDK. With
+  // messaging tools, computed once per level by asking the SDK itself, and forgotten whenever they change (the child's
+  // list_changed, or its first answer).
+  let tableList: string | null = null;
   const toolsLists = new Map<MessagingLevel, string | Promise<string>>();
   deps.messaging?.service.onChange(() => toolsLists.clear());
   const listTools = (authInfo?: AuthInfo): string | Promise<string> => {
     const level = messagingLevelOf(deps, authInfo);
+    if (level === "off") return (tableList ??= asciiJson(toolsListResult(deps)));
     const cached = toolsLists.get(level);
     if (cached !== undefined) return cached;
-    const computed = sdk
-      .fetch(
-        new Request("http://hermes-mcp.internal/mcp", {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
-        }),
-        { authInfo },
+    const computed = sdk()
+      .then((handler) =>
+        handler.fetch(
+          new Request("http://hermes-mcp.internal/mcp", {
+            method: "POST",
+            headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
+          }),
+          { authInfo },
+        ),
       )
       .then(async (response) => asciiJson(JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null").result));
     // A list made before the child ever answered is not kept: the next caller asks again.
-    const keep = level === "off" || deps.messaging?.service.ready;
+    const keep = deps.messaging?.service.ready;
     if (keep) {
       toolsLists.set(level, computed);
       // Once known, answered without waiting (unless the list was forgotten meanwhile).
@@ -154,6 +124,9 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       if (bodyText !== undefined) return servePost(request, authInfo, bodyText);
       return request.text().then((text) => servePost(request, authInfo, text));
     },
-    close: () => sdk.close(),
+    close: async () => {
+      await sdkLoading?.catch(() => undefined);
+      await sdkLoaded?.close();
+    },
   };
 }

@@ -1,8 +1,8 @@
-// How a job looks as an MCP task (2025-11-25 tasks utility): status mapping, timestamps, ttl, poll interval, list cursors, and the one "not found" error.
-import { ProtocolError, ProtocolErrorCode, type Task } from "@modelcontextprotocol/server";
+// How a job looks as an MCP task (2025-11-25 tasks utility): status mapping, timestamps, ttl, poll interval, list cursors.
+import type { Task } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { JobView } from "../jobs/view.ts";
-import type { JobPageCursor, JobRow, JobSummary } from "../store/jobs.ts";
+import type { JobRow, JobSummary } from "../store/jobs.ts";
 
 /** What a client is told to wait between tasks/get polls. */
 export const TASK_POLL_INTERVAL_MS = 5_000;
@@ -54,26 +54,5 @@ export function taskOf(row: JobRow | JobSummary, view: JobView, retentionMs: num
   return task;
 }
 
-/**
- * The one answer for a task the caller cannot see. Threat: ids revealing other callers' work — another principal's
- * task, an expired one and one never issued read exactly alike (MCP tasks: -32602 for a nonexistent taskId).
- */
-export const taskNotFound = (): ProtocolError =>
-  new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    "Failed to retrieve task: Task not found (never issued to you, expired, or cleared by hermes_reset)",
-  );
-
 /** Cursors are opaque to clients; inside, the last job of the page. A forged one can only page the caller's own jobs. */
 export const cursorAfter = (row: JobSummary): string => Buffer.from(JSON.stringify([row.created_at, row.id])).toString("base64url");
-
-const CursorSchema = z.tuple([z.number(), z.string()]);
-
-export function parseCursor(cursor: string): JobPageCursor {
-  try {
-    const [createdAt, id] = CursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-    return { createdAt, id };
-  } catch {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor for tasks/list: pass back a nextCursor exactly as received");
-  }
-}

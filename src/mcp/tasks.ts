@@ -1,20 +1,33 @@
 // MCP tasks (2025-11-25) over durable jobs: tasks/get, tasks/result, tasks/list and tasks/cancel as request handlers on the per-request SDK server, each seeing only the caller's jobs.
 import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext, type Task } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { jobView, type JobView } from "../jobs/view.ts";
-import { isActiveStatus, type JobSummary } from "../store/jobs.ts";
+import { isActiveStatus, type JobPageCursor, type JobSummary } from "../store/jobs.ts";
 import { callChannel } from "./channel.ts";
 import type { ToolDeps } from "./deps.ts";
-import {
-  cursorAfter,
-  ListTasksParams,
-  parseCursor,
-  RELATED_TASK,
-  taskNotFound,
-  TaskIdParams,
-  taskOf,
-  TASKS_PAGE_SIZE,
-} from "./task-shape.ts";
+import { cursorAfter, ListTasksParams, RELATED_TASK, TaskIdParams, taskOf, TASKS_PAGE_SIZE } from "./task-shape.ts";
 import { endedAskResult, watchJob } from "./waiting.ts";
+
+/**
+ * The one answer for a task the caller cannot see. Threat: ids revealing other callers' work — another principal's
+ * task, an expired one and one never issued read exactly alike (MCP tasks: -32602 for a nonexistent taskId).
+ */
+const taskNotFound = (): ProtocolError =>
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    "Failed to retrieve task: Task not found (never issued to you, expired, or cleared by hermes_reset)",
+  );
+
+const CursorSchema = z.tuple([z.number(), z.string()]);
+
+function parseCursor(cursor: string): JobPageCursor {
+  try {
+    const [createdAt, id] = CursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    return { createdAt, id };
+  } catch {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor for tasks/list: pass back a nextCursor exactly as received");
+  }
+}
 
 /** What the server declares for tasks (2025-era only: the 2026-07-28 revision has no tasks in core). */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };

@@ -1,6 +1,6 @@
 // The supervised `hermes mcp serve` child: started lazily, spoken to with the SDK's stdio client, restarted with backoff when it crashes or hangs.
-import { Client, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
+import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { Logger } from "../log.ts";
 import type { HermesCommand } from "./command.ts";
 import { redactCredentials } from "./redact.ts";
@@ -105,6 +105,12 @@ export class HermesChild {
       // Nothing to restart: a missing command is a configuration problem, reported on every call until fixed.
       throw new MessagingUnavailable(`messaging is unavailable: ${command.problem}`);
     }
+    // The client SDK (a second copy of the MCP core, several MiB once evaluated) loads with the first child, not with
+    // the daemon: a daemon whose callers never use messaging never pays for it.
+    const [{ Client }, { StdioClientTransport }] = await Promise.all([
+      import("@modelcontextprotocol/client"),
+      import("@modelcontextprotocol/client/stdio"),
+    ]);
     const transport = new StdioClientTransport({
       command: command.command,
       args: command.args,

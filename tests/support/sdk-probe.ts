@@ -1,0 +1,62 @@
+// Child process of tests/mcp/lazy-sdk.test.ts: loads the daemon's start-up modules, answers fast-lane calls, then an initialize, and prints which MCP SDK (and consola) modules were evaluated at each step.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import "../../src/cli/serve.ts";
+import { JobService } from "../../src/jobs/service.ts";
+import { silentLogger } from "../../src/log.ts";
+import { SyncCallRegistry } from "../../src/mcp/cancellations.ts";
+import { createMcpEndpoint } from "../../src/mcp/server.ts";
+import { openStore } from "../../src/store/index.ts";
+
+const sdkModules = (): string[] => Object.keys(require.cache).filter((path) => path.includes("@modelcontextprotocol/"));
+const steps: Record<string, unknown> = {
+  afterImport: sdkModules(),
+  consolaAfterImport: Object.keys(require.cache).filter((path) => path.includes("/consola/")),
+};
+
+const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-sdk-probe-"));
+const store = openStore(join(dir, "db.sqlite"));
+const jobs = new JobService({
+  store,
+  gateway: null,
+  missingGatewayMessage: "no gateway in this probe",
+  limits: { maxConcurrent: 1, maxQueued: 1, maxStored: 10, retentionMs: 60_000 },
+  timeouts: { requestMs: 60_000, jobMs: 60_000 },
+  log: silentLogger,
+});
+const timeouts = { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 };
+const endpoint = createMcpEndpoint({ jobs, log: silentLogger, calls: new SyncCallRegistry(), timeouts });
+const auth = { token: "t", clientId: "pat:probe", scopes: [], extra: { principal: "pat:probe#00000000" } };
+const post = async (body: unknown): Promise<unknown> => {
+  const text = JSON.stringify(body);
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  };
+  const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: text }), auth, text);
+  return JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null");
+};
+
+const answers = [
+  await post({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+  await post({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "hermes_check", arguments: { job_id: "nope" } } }),
+];
+steps.fastAnswers = answers.map((answer) => Object.keys((answer as { result?: object }).result ?? {}));
+steps.afterFastLane = sdkModules();
+const initialize = (await post({
+  jsonrpc: "2.0",
+  id: 4,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
+})) as { result?: { serverInfo?: { name?: string } } };
+steps.initializedAs = initialize.result?.serverInfo?.name;
+steps.afterInitialize = sdkModules();
+
+await jobs.shutdown(0);
+await endpoint.close();
+store.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify(steps));
