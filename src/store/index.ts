@@ -1,6 +1,6 @@
 // The store facade: one opened database and its typed tables, plus a cheap "did another process write?" probe.
 import type { Database } from "bun:sqlite";
-import { dataVersionProbe } from "./commit-probe.ts";
+import { dataVersionOncePerTurn } from "./commit-probe.ts";
 import { openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
 import { OAuthStore } from "./oauth-store.ts";
@@ -17,7 +17,7 @@ export interface Store {
   /** Changes whenever another connection (a CLI command) commits: caches keyed on it see revocations at once. */
   dataVersion(): number;
   /**
-   * Copies the WAL back into the database when it has grown past a threshold: called where a wait follows anyway (a
+   * Copies the WAL back into the database (at most every CHECKPOINT_EVERY_MS): called where a wait follows anyway (a
    * job's gateway request is on the wire), so the checkpoint's fsync is not spent inside anyone's answer.
    */
   checkpointIfDue(): void;
@@ -26,17 +26,22 @@ export interface Store {
   close(): void;
 }
 
-/** SQLite's default auto-checkpoint size: 1,000 frames (≈ 4 MiB of WAL). */
-const CHECKPOINT_FRAMES = 1000;
+/**
+ * SQLite's own checkpoint runs inside whichever commit takes the WAL past 1,000 frames (≈ 4 MiB) — often a job's last
+ * write before its answer. Ours runs every CHECKPOINT_EVERY_MS at most, from checkpointIfDue; SQLite's stays as the
+ * backstop for writes that are not jobs, at 4,000 frames.
+ */
+const CHECKPOINT_EVERY_MS = 200;
+const BACKSTOP_FRAMES = 4000;
 
 export function openStore(path: string): Store {
   const { db, fixes } = openDatabase(path);
-  const probe = dataVersionProbe(db, path);
-  // SQLite's own checkpoint (at 1,000 frames) runs inside whichever commit crosses it — often a job's last write before
-  // its answer. Ours runs at CHECKPOINT_FRAMES in checkpointIfDue; SQLite's stays as a backstop at 4× that.
-  db.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_FRAMES * 4}`);
+  db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
+  const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
-  const { dataVersion } = probe;
+  const dataVersion = dataVersionOncePerTurn(() => versionStmt.get()?.data_version ?? 0);
+  let lastCheckpoint = 0;
+  let closed = false;
   return {
     db,
     jobs: new JobStore(db, dataVersion),
@@ -45,11 +50,14 @@ export function openStore(path: string): Store {
     oauth: new OAuthStore(db),
     dataVersion,
     checkpointIfDue: () => {
-      if ((probe.framesToCheckpoint() ?? 0) >= CHECKPOINT_FRAMES) checkpoint.get();
+      const now = Date.now();
+      if (closed || now - lastCheckpoint < CHECKPOINT_EVERY_MS) return;
+      lastCheckpoint = now;
+      checkpoint.get();
     },
     fixes,
     close: () => {
-      probe.close();
+      closed = true;
       db.close();
     },
   };

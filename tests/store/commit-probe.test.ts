@@ -1,13 +1,13 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dataVersionProbe } from "../../src/store/commit-probe.ts";
+import { dataVersionOncePerTurn } from "../../src/store/commit-probe.ts";
 import { openStore } from "../../src/store/index.ts";
 
-// Revocation and CLI cancels rest on noticing another process's commit at once. The probe skips SQLite while the
-// WAL-index header is unchanged: it must still see every foreign commit, on the very next call.
+// Revocation and CLI cancels rest on noticing another process's commit at once: asked once per turn of the event loop,
+// data_version must still show every foreign commit on the next turn.
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -26,49 +26,62 @@ const job = (id: string, principal: string) => ({
   createdAt: 1000,
 });
 
-test("every commit of another connection moves the version on the next call; our own commits do not", () => {
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+test("data_version is asked once per turn of the event loop, and again on the next", async () => {
+  let asked = 0;
+  const version = dataVersionOncePerTurn(() => ++asked);
+  expect([version(), version(), version()]).toEqual([1, 1, 1]);
+  await nextTurn();
+  expect(version()).toBe(2);
+  await nextTurn();
+  await nextTurn();
+  expect(version()).toBe(3);
+  expect(asked).toBe(3);
+});
+
+test("every commit of another connection is seen on the next turn; our own commits do not move it", async () => {
   const path = newPath();
   const store = openStore(path);
   const other = new Database(path);
   other.exec("PRAGMA busy_timeout = 5000");
   let last = store.dataVersion();
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 50; i++) {
+    await nextTurn();
     expect(store.dataVersion()).toBe(last);
     other.run("INSERT INTO oauth_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [
       "probe",
       String(i),
     ]);
+    await nextTurn();
     const now = store.dataVersion();
     expect(now).not.toBe(last);
     last = now;
     // Ours: no move (data_version counts other connections' commits only).
     store.jobs.insert(job(`own-${i}`, "a"));
+    await nextTurn();
     expect(store.dataVersion()).toBe(last);
   }
-  // Across a checkpoint that restarts the WAL, too.
-  other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  other.run("UPDATE oauth_settings SET value = 'after-checkpoint' WHERE key = 'probe'");
-  expect(store.dataVersion()).not.toBe(last);
   other.close();
   store.close();
 });
 
-test("without a WAL index the probe asks SQLite every time, and is just as exact", () => {
+test("a checkpoint lets the WAL be written again from its start instead of growing", () => {
   const path = newPath();
-  const db = new Database(path);
-  db.exec("PRAGMA journal_mode = DELETE");
-  db.exec("CREATE TABLE t (x)");
-  const probe = dataVersionProbe(db, path);
-  const other = new Database(path);
-  const before = probe.dataVersion();
-  other.run("INSERT INTO t VALUES (1)");
-  expect(probe.dataVersion()).not.toBe(before);
-  other.close();
-  probe.close();
-  db.close();
+  const store = openStore(path);
+  const walSize = (): number => statSync(`${path}-wal`).size;
+  let i = 0;
+  // Well under SQLite's backstop (4,000 frames): nothing has copied the WAL back yet.
+  for (; i < 300; i++) store.jobs.insert(job(`a-${i}`, "a"));
+  const grown = walSize();
+  store.checkpointIfDue();
+  for (let j = 0; j < 100; j++, i++) store.jobs.insert(job(`a-${i}`, "a"));
+  expect(walSize()).toBe(grown);
+  expect(store.jobs.counts("a").mine).toBe(400);
+  store.close();
 });
 
-test("a job read from memory is the row another process just changed, and never another principal's", () => {
+test("a job read from memory is the row another process just changed, and never another principal's", async () => {
   const path = newPath();
   const store = openStore(path);
   store.jobs.insert(job("j1", "alice"));
@@ -80,10 +93,12 @@ test("a job read from memory is the row another process just changed, and never 
   // The owner at the machine cancels it from the CLI (another connection): the next read says so.
   const cli = new Database(path);
   cli.run("UPDATE jobs SET status = 'cancelled', finished_at = 2000, end_reason = 'cancelled' WHERE id = 'j1'");
+  await nextTurn();
   expect(store.jobs.get("j1", "alice")?.status).toBe("cancelled");
   // An id read as absent, then created by another connection, is found at once.
   expect(store.jobs.get("j2", "alice")).toBeNull();
   cli.run("INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at) VALUES ('j2', 'alice', 'async', 'pending', 1, 1000)");
+  await nextTurn();
   expect(store.jobs.get("j2", "alice")?.status).toBe("pending");
   cli.close();
   // Our own ending and clearing are seen at once as well.
@@ -94,23 +109,5 @@ test("a job read from memory is the row another process just changed, and never 
   store.jobs.clearFor("alice");
   expect(store.jobs.get("j3", "alice")).toBeNull();
   expect(store.jobs.get("j1")).toBeNull();
-  store.close();
-});
-
-test("the WAL is copied back once it passes 1,000 frames, where the store chooses, not in a later commit", () => {
-  const path = newPath();
-  const store = openStore(path);
-  const probe = dataVersionProbe(store.db, path);
-  let i = 0;
-  while ((probe.framesToCheckpoint() ?? 0) < 200) store.jobs.insert(job(`a-${i++}`, "a"));
-  // Under the threshold: nothing is done.
-  store.checkpointIfDue();
-  expect(probe.framesToCheckpoint()).toBeGreaterThanOrEqual(200);
-  // SQLite's own checkpoint no longer runs at 1,000 frames: the WAL keeps growing until checkpointIfDue.
-  while ((probe.framesToCheckpoint() ?? 0) < 1500) store.jobs.insert(job(`a-${i++}`, "a"));
-  store.checkpointIfDue();
-  expect(probe.framesToCheckpoint()).toBe(0);
-  expect(store.jobs.counts("a").mine).toBe(i);
-  probe.close();
   store.close();
 });

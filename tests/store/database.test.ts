@@ -120,14 +120,17 @@ describe("JobStore", () => {
     store.close();
   });
 
-  test("data_version moves when another connection writes", () => {
+  test("data_version moves when another connection writes (seen from the next turn of the event loop)", async () => {
     const path = join(tempDir(), "hermes-mcp.db");
     const a = openStore(path);
     const b = openStore(path);
+    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     const before = a.dataVersion();
     a.personalTokens.create("mine", "h1", "pat:mine#1", 1);
+    await nextTurn();
     expect(a.dataVersion()).toBe(before);
     b.personalTokens.create("theirs", "h2", "pat:theirs#2", 1);
+    await nextTurn();
     expect(a.dataVersion()).not.toBe(before);
     a.close();
     b.close();

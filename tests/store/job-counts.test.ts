@@ -57,7 +57,8 @@ test("counts follow our own deletes: clearing a principal, reaping finished jobs
   store.close();
 });
 
-test("counts see what another connection wrote or deleted since", () => {
+test("counts see what another connection wrote or deleted since (from the next turn of the event loop)", async () => {
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   const path = newPath();
   const store = openStore(path);
   store.jobs.insert(job("1", "a"));
@@ -65,8 +66,10 @@ test("counts see what another connection wrote or deleted since", () => {
   const other = new Database(path);
   other.exec("PRAGMA busy_timeout = 5000");
   other.exec("INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at) VALUES ('2', 'a', 'async', 'pending', 1, 1)");
+  await nextTurn();
   expect(store.jobs.counts("a")).toEqual({ total: 2, mine: 2 });
   other.exec("DELETE FROM jobs WHERE principal = 'a'");
+  await nextTurn();
   expect(store.jobs.counts("a")).toEqual({ total: 0, mine: 0 });
   other.close();
   store.close();
