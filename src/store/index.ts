@@ -1,6 +1,6 @@
 // The store facade: one opened database and its typed tables, plus a cheap "did another process write?" probe.
 import type { Database } from "bun:sqlite";
-import { dataVersionOncePerTurn } from "./commit-probe.ts";
+import { dataVersionAtMostEveryMs } from "./commit-probe.ts";
 import { openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
 import { OAuthStore } from "./oauth-store.ts";
@@ -39,7 +39,7 @@ export function openStore(path: string): Store {
   db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
-  const dataVersion = dataVersionOncePerTurn(() => versionStmt.get()?.data_version ?? 0);
+  const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);
   let lastCheckpoint = 0;
   let closed = false;
   return {

@@ -95,7 +95,7 @@ export class JobStore {
   private readonly rows = new Map<string, Readonly<JobRow> | null>();
   private rowsVersion = -1;
 
-  /** `dataVersion` is the store's once-per-turn data_version (commit-probe.ts); by default it asks SQLite each time. */
+  /** `dataVersion` is the store's data_version, at most 1 ms old (commit-probe.ts); by default it asks SQLite each time. */
   constructor(
     private readonly db: Database,
     private readonly dataVersion: () => number = () =>

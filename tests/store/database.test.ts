@@ -120,11 +120,11 @@ describe("JobStore", () => {
     store.close();
   });
 
-  test("data_version moves when another connection writes (seen from the next turn of the event loop)", async () => {
+  test("data_version moves when another connection writes (seen within a millisecond)", async () => {
     const path = join(tempDir(), "hermes-mcp.db");
     const a = openStore(path);
     const b = openStore(path);
-    const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    const nextTurn = (): Promise<void> => Bun.sleep(2);
     const before = a.dataVersion();
     a.personalTokens.create("mine", "h1", "pat:mine#1", 1);
     await nextTurn();
