@@ -17,8 +17,8 @@ export interface Store {
   /** Changes whenever another connection (a CLI command) commits: caches keyed on it see revocations at once. */
   dataVersion(): number;
   /**
-   * Copies the WAL back into the database (at most every CHECKPOINT_EVERY_MS): called where a wait follows anyway (a
-   * job's gateway request is on the wire), so the checkpoint's fsync is not spent inside anyone's answer.
+   * Called once per job admitted to run: every CHECKPOINT_EVERY_JOBS-th call copies the WAL back into the database, at a
+   * moment where a wait follows anyway (that job's gateway request is on the wire), so the fsync is in nobody's answer.
    */
   checkpointIfDue(): void;
   /** Permission fixes made while opening. */
@@ -28,10 +28,10 @@ export interface Store {
 
 /**
  * SQLite's own checkpoint runs inside whichever commit takes the WAL past 1,000 frames (≈ 4 MiB) — often a job's last
- * write before its answer. Ours runs every CHECKPOINT_EVERY_MS at most, from checkpointIfDue; SQLite's stays as the
- * backstop for writes that are not jobs, at 4,000 frames.
+ * write before its answer. Ours runs every CHECKPOINT_EVERY_JOBS admitted jobs (a job writes ≈ 7 frames: ≈ 1,000
+ * frames); SQLite's stays as the backstop for writes that are not jobs, at 4,000 frames.
  */
-const CHECKPOINT_EVERY_MS = 200;
+const CHECKPOINT_EVERY_JOBS = 150;
 const BACKSTOP_FRAMES = 4000;
 
 export function openStore(path: string): Store {
@@ -40,7 +40,7 @@ export function openStore(path: string): Store {
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
   const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);
-  let lastCheckpoint = 0;
+  let jobsSinceCheckpoint = 0;
   let closed = false;
   return {
     db,
@@ -50,9 +50,8 @@ export function openStore(path: string): Store {
     oauth: new OAuthStore(db),
     dataVersion,
     checkpointIfDue: () => {
-      const now = Date.now();
-      if (closed || now - lastCheckpoint < CHECKPOINT_EVERY_MS) return;
-      lastCheckpoint = now;
+      if (closed || ++jobsSinceCheckpoint < CHECKPOINT_EVERY_JOBS) return;
+      jobsSinceCheckpoint = 0;
       checkpoint.get();
     },
     fixes,

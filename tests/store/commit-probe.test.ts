@@ -67,18 +67,21 @@ test("every commit of another connection is seen a millisecond later; our own co
   store.close();
 });
 
-test("a checkpoint lets the WAL be written again from its start instead of growing", () => {
+test("every 150th admitted job copies the WAL back, so it is written again from its start instead of growing", () => {
   const path = newPath();
   const store = openStore(path);
   const walSize = (): number => statSync(`${path}-wal`).size;
   let i = 0;
   // Well under SQLite's backstop (4,000 frames): nothing has copied the WAL back yet.
   for (; i < 300; i++) store.jobs.insert(job(`a-${i}`, "a"));
+  for (let j = 0; j < 149; j++) store.checkpointIfDue();
+  for (let j = 0; j < 100; j++, i++) store.jobs.insert(job(`a-${i}`, "a"));
   const grown = walSize();
+  // The 150th call checkpoints; what follows reuses the WAL from its start.
   store.checkpointIfDue();
   for (let j = 0; j < 100; j++, i++) store.jobs.insert(job(`a-${i}`, "a"));
   expect(walSize()).toBe(grown);
-  expect(store.jobs.counts("a").mine).toBe(400);
+  expect(store.jobs.counts("a").mine).toBe(500);
   store.close();
 });
 
