@@ -1,30 +1,14 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import { dataVersionAtMostEveryMs } from "../../src/store/commit-probe.ts";
 import { openStore } from "../../src/store/index.ts";
+import { newJob, tempDbPaths } from "../support/store-fixtures.ts";
 
 // Revocation and CLI cancels rest on noticing another process's commit at once: asked at most once a millisecond,
 // data_version must still show every foreign commit to any read a millisecond after it.
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const newPath = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-probe-"));
-  dirs.push(dir);
-  return join(dir, "hermes-mcp.db");
-};
-const job = (id: string, principal: string) => ({
-  id,
-  principal,
-  mode: "async" as const,
-  promptChars: 5,
-  sessionLabel: null,
-  createdAt: 1000,
-});
+const newPath = tempDbPaths("probe");
+const job = newJob;
 
 /** Past the answer's 1 ms lifetime. */
 const nextTurn = (): Promise<void> => Bun.sleep(2);

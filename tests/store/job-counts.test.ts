@@ -1,29 +1,12 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { openStore } from "../../src/store/index.ts";
+import { newJob, tempDbPaths } from "../support/store-fixtures.ts";
 
 // The stored-job counts behind the per-principal caps are kept in memory between reads: they must stay exact through
 // our own inserts and deletes, and through another process's writes (a `hermes-mcp jobs` CLI on the same database).
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const newPath = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-counts-"));
-  dirs.push(dir);
-  return join(dir, "hermes-mcp.db");
-};
-const job = (id: string, principal: string) => ({
-  id,
-  principal,
-  mode: "async" as const,
-  promptChars: 5,
-  sessionLabel: null,
-  createdAt: 1000,
-});
+const newPath = tempDbPaths("counts");
+const job = newJob;
 
 test("counts follow our own inserts, per principal and in all", () => {
   const store = openStore(newPath());
