@@ -410,15 +410,10 @@ export class JobService {
     const live = this.live.get(id);
     if (!live) return;
     live.ended = true;
-    if (live.run === null) {
-      this.queue.remove(id);
-      this.settle(id);
-    } else {
-      live.controller.abort("not stored");
-    }
+    this.abortLive(id, "not stored");
   }
 
-  private abortLive(id: string): void {
+  private abortLive(id: string, reason = "stopped"): void {
     const live = this.live.get(id);
     if (!live) return;
     if (live.run === null) {
@@ -426,7 +421,7 @@ export class JobService {
       this.queue.remove(id);
       this.settle(id);
     } else {
-      live.controller.abort("stopped");
+      live.controller.abort(reason);
     }
   }
 

@@ -24,7 +24,8 @@ const CACHE_LIMIT = 10_000;
 
 /**
  * The hot path: a token seen before is answered from memory. The cache is dropped whenever SQLite's data_version
- * moves (another connection — a `token revoke` or `clients revoke` CLI — committed), so revocation is immediate.
+ * moves (another connection — a `token revoke` or `clients revoke` CLI — committed; asked at most once a millisecond,
+ * store/commit-probe.ts), so a revocation holds for every request checked 1 ms after its commit.
  */
 export function createTokenVerifier(
   store: Store,

@@ -1,7 +1,7 @@
 // SQLite's data_version, asked at most once a millisecond: revocations and CLI cancels are seen within 1 ms of their commit.
 
 /** How old an answer may be: far below the time any CLI takes to commit and return (tens of milliseconds). */
-export const DATA_VERSION_MAX_AGE_MS = 1;
+const DATA_VERSION_MAX_AGE_MS = 1;
 
 /**
  * `PRAGMA data_version` costs a read transaction (two fcntl calls on the -shm lock), a sixth of a cached request's
