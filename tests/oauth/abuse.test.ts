@@ -15,7 +15,7 @@ import {
   startOAuthWorld,
   submitConsent,
   tokenRequest,
-  CLAUDE_CALLBACK,
+  staticExchange,
   type OAuthWorld,
 } from "../support/oauth-flow.ts";
 
@@ -42,14 +42,7 @@ describe("client-secret guessing and registration floods", () => {
     const refreshed = await refreshWith(world, issued.refresh_token);
     expect(refreshed.status).toBe(200);
     const { code, pair } = await staticCode(world);
-    const exchanged = await tokenRequest(world.url, {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: CLAUDE_CALLBACK,
-      code_verifier: pair.verifier,
-      client_id: STATIC_ID,
-      client_secret: world.staticSecret,
-    });
+    const exchanged = await tokenRequest(world.url, staticExchange(world, code, pair.verifier));
     expect(exchanged.status).toBe(200);
     expect(await mcpStatus(world.url, issued.access_token)).toBe(200);
   });

@@ -17,7 +17,7 @@ import {
   STATIC_ID,
   submitConsent,
   tokenRequest,
-  CLAUDE_CALLBACK,
+  staticExchange,
   type OAuthWorld,
 } from "../support/oauth-flow.ts";
 
@@ -40,14 +40,7 @@ beforeAll(async () => {
   const { code, pair } = await staticCode(world);
   keep("static code", code);
   keep("static PKCE verifier", pair.verifier);
-  const exchange = {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: CLAUDE_CALLBACK,
-    code_verifier: pair.verifier,
-    client_id: STATIC_ID,
-    client_secret: world.staticSecret,
-  };
+  const exchange = staticExchange(world, code, pair.verifier);
   const first = await tokenRequest(world.url, exchange);
   keep("static access token", first.body.access_token);
   keep("static refresh token", first.body.refresh_token);

@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon } from "../support/daemon.ts";
 import {
-  CLAUDE_CALLBACK,
   consentPage,
   mcpStatus,
   PASSWORD,
@@ -16,6 +15,7 @@ import {
   startOAuthWorld,
   submitConsent,
   tokenRequest,
+  staticExchange,
   type OAuthWorld,
 } from "../support/oauth-flow.ts";
 
@@ -82,15 +82,7 @@ describe("restart survival", () => {
 
   test("a used code stays used across a restart: its replay still revokes", async () => {
     const { code, pair } = await staticCode(world);
-    const redeem = () =>
-      tokenRequest(world.url, {
-        grant_type: "authorization_code",
-        code,
-        redirect_uri: CLAUDE_CALLBACK,
-        code_verifier: pair.verifier,
-        client_id: STATIC_ID,
-        client_secret: world.staticSecret,
-      });
+    const redeem = () => tokenRequest(world.url, staticExchange(world, code, pair.verifier));
     const first = await redeem();
     expect(first.status).toBe(200);
     await world.restart();

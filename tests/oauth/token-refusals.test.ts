@@ -9,6 +9,7 @@ import {
   staticTokens,
   startOAuthWorld,
   tokenRequest,
+  staticExchange,
   type OAuthWorld,
 } from "../support/oauth-flow.ts";
 
@@ -21,15 +22,7 @@ afterAll(async () => {
 });
 
 const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-  tokenRequest(world.url, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: CLAUDE_CALLBACK,
-    code_verifier: verifier,
-    client_id: STATIC_ID,
-    client_secret: world.staticSecret,
-    ...extra,
-  });
+  tokenRequest(world.url, { ...staticExchange(world, code, verifier), ...extra });
 
 describe("client authentication", () => {
   test("a wrong secret (post or Basic) is 401 invalid_client; Basic gets a Basic challenge", async () => {

@@ -128,17 +128,22 @@ export async function staticCode(world: OAuthWorld, redirectUri = CLAUDE_CALLBAC
   return { code: params.get("code") as string, pair };
 }
 
-/** Claude's whole static flow (client_secret_post): tokens. */
-export async function staticTokens(world: OAuthWorld): Promise<{ access_token: string; refresh_token: string }> {
-  const { code, pair } = await staticCode(world);
-  const answer = await tokenRequest(world.url, {
+/** The static client's code exchange as Claude sends it (client_secret_post), as /token form fields. */
+export function staticExchange(world: OAuthWorld, code: string, verifier: string): Record<string, string> {
+  return {
     grant_type: "authorization_code",
     code,
     redirect_uri: CLAUDE_CALLBACK,
-    code_verifier: pair.verifier,
+    code_verifier: verifier,
     client_id: STATIC_ID,
     client_secret: world.staticSecret,
-  });
+  };
+}
+
+/** Claude's whole static flow (client_secret_post): tokens. */
+export async function staticTokens(world: OAuthWorld): Promise<{ access_token: string; refresh_token: string }> {
+  const { code, pair } = await staticCode(world);
+  const answer = await tokenRequest(world.url, staticExchange(world, code, pair.verifier));
   if (answer.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(answer.body)}`);
   return answer.body as { access_token: string; refresh_token: string };
 }
