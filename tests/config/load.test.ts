@@ -1,28 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkIssuerUrl, ConfigError, loadConfig } from "../../src/config/load.ts";
+import { checkIssuerUrl, loadConfig } from "../../src/config/load.ts";
+import { configProblems } from "../support/config.ts";
+import { tempHomes } from "../support/daemon.ts";
 
-const homes: string[] = [];
-const home = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-config-"));
-  homes.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const home = tempHomes();
 
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    loadConfig({ env: { HOME: home(), ...env }, cwd: home() });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-};
+const problemsOf = (env: Record<string, string>): string[] =>
+  configProblems(() => loadConfig({ env: { HOME: home(), ...env }, cwd: home() }));
 
 describe("loadConfig", () => {
   test("with nothing set, serves on loopback with the original's defaults and says what to set for remote use", () => {

@@ -1,31 +1,15 @@
 // The messaging settings: defaults (off), each variable validated with a message naming the fix, HERMES_MCP_HERMES_ENV resolved, secrets refused.
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config/load.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { splitCommand } from "../../src/config/schema.ts";
+import { configProblems } from "../support/config.ts";
+import { tempHomes } from "../support/daemon.ts";
 
-const homes: string[] = [];
-const home = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-config-"));
-  homes.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const home = tempHomes();
 
 const load = (env: Record<string, string>) => loadConfig({ env: { HOME: home(), ...env }, cwd: home() });
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    load(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-};
+const problemsOf = (env: Record<string, string>): string[] => configProblems(() => load(env));
 
 describe("messaging settings", () => {
   test("off by default, 120 s per call, no filter, the static client without messaging", () => {

@@ -7,7 +7,7 @@ import { newJob, tempDbPaths } from "../support/store-fixtures.ts";
 
 // Revocation and CLI cancels rest on noticing another process's commit at once: asked at most once a millisecond,
 // data_version must still show every foreign commit to any read a millisecond after it.
-const newPath = tempDbPaths("probe");
+const newPath = tempDbPaths();
 const job = newJob;
 
 /** Past the answer's 1 ms lifetime. */

@@ -5,7 +5,7 @@ import { newJob, tempDbPaths } from "../support/store-fixtures.ts";
 
 // The stored-job counts behind the per-principal caps are kept in memory between reads: they must stay exact through
 // our own inserts and deletes, and through another process's writes (a `hermes-mcp jobs` CLI on the same database).
-const newPath = tempDbPaths("counts");
+const newPath = tempDbPaths();
 const job = newJob;
 
 test("counts follow our own inserts, per principal and in all", () => {

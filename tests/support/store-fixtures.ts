@@ -1,20 +1,11 @@
-// Throwaway database paths (removed after each test) and a minimal new job, for tests of the store itself.
-import { afterEach } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Throwaway database paths and a minimal new job, for tests of the store itself.
 import { join } from "node:path";
+import { tempHomes } from "./daemon.ts";
 
-/** A function giving a fresh database path per call; every folder it made is removed after each test. */
-export function tempDbPaths(prefix: string): () => string {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  return () => {
-    const dir = mkdtempSync(join(tmpdir(), `hermes-mcp-${prefix}-`));
-    dirs.push(dir);
-    return join(dir, "hermes-mcp.db");
-  };
+/** A function giving a fresh database path per call, each in its own throwaway folder (removed after the file's tests). */
+export function tempDbPaths(): () => string {
+  const home = tempHomes();
+  return () => join(home(), "hermes-mcp.db");
 }
 
 /** A pending async job of `principal`, as JobStore.insert takes it. */
