@@ -2,24 +2,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { createToken, makeHome, removeHome, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
-import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+import type { FakeGateway } from "../support/fake-gateway.ts";
+import { startGatewayHome, type GatewayHome } from "../support/world.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
 
+let base: GatewayHome;
 let gateway: FakeGateway;
 let home: string;
 let env: Record<string, string>;
 let token: string;
 beforeAll(async () => {
-  gateway = await startFakeGateway();
-  home = makeHome();
-  env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
-  token = await createToken(home, "survivor", env);
+  base = await startGatewayHome("survivor");
+  ({ gateway, home, env, token } = base);
 });
-afterAll(async () => {
-  await gateway.stop();
-  removeHome(home);
-});
+afterAll(() => base.close());
 
 const askAsync = async (daemon: TestDaemon, prompt: string): Promise<string> => {
   const client = await connectClient(daemon.url, token);

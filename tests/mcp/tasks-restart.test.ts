@@ -1,24 +1,21 @@
 // A task survives kill -9 of the daemon while its client polls: after the restart it is found, failed with why, and never re-run.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createToken, makeHome, removeHome, startTestDaemon } from "../support/daemon.ts";
-import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { startTestDaemon } from "../support/daemon.ts";
+import type { FakeGateway } from "../support/fake-gateway.ts";
+import { startGatewayHome, type GatewayHome } from "../support/world.ts";
 import { structuredOf, textOf } from "../support/mcp-client.ts";
 import { createTask, getTask, listTasks, taskResult, tasksClient } from "../support/tasks-client.ts";
 
+let base: GatewayHome;
 let gateway: FakeGateway;
 let home: string;
 let env: Record<string, string>;
 let token: string;
 beforeAll(async () => {
-  gateway = await startFakeGateway();
-  home = makeHome();
-  env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
-  token = await createToken(home, "task-survivor", env);
+  base = await startGatewayHome("task-survivor");
+  ({ gateway, home, env, token } = base);
 });
-afterAll(async () => {
-  await gateway.stop();
-  removeHome(home);
-});
+afterAll(() => base.close());
 
 test("kill -9 while polling a task: after the restart it is findable, failed with the restart message, and not re-run", async () => {
   const first = await startTestDaemon({ home, env });

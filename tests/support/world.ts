@@ -13,11 +13,36 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(env: Record<string, string> = {}, options: { logFile?: string } = {}): Promise<World> {
+/** A fake gateway, a throwaway HOME, the environment that points at the gateway, and a personal token: no daemon yet. */
+export interface GatewayHome {
+  gateway: FakeGateway;
+  home: string;
+  env: Record<string, string>;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startGatewayHome(tokenName = "tests", env: Record<string, string> = {}): Promise<GatewayHome> {
   const gateway = await startFakeGateway();
   const home = makeHome();
   const fullEnv = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, ...env };
-  const token = await createToken(home, "tests", fullEnv);
+  const token = await createToken(home, tokenName, fullEnv);
+  return {
+    gateway,
+    home,
+    env: fullEnv,
+    token,
+    async close() {
+      await gateway.stop();
+      removeHome(home);
+    },
+  };
+}
+
+export async function startWorld(env: Record<string, string> = {}, options: { logFile?: string } = {}): Promise<World> {
+  const base = await startGatewayHome("tests", env);
+  const { gateway, home, token } = base;
+  const fullEnv = base.env;
   const daemon = await startTestDaemon({ home, env: fullEnv, logFile: options.logFile });
   const clients: Awaited<ReturnType<typeof connectClient>>[] = [];
   return {
@@ -34,8 +59,7 @@ export async function startWorld(env: Record<string, string> = {}, options: { lo
     async close() {
       await Promise.allSettled(clients.map((c) => c.close()));
       await daemon.stop();
-      await gateway.stop();
-      removeHome(home);
+      await base.close();
     },
   };
 }
