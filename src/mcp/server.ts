@@ -40,9 +40,8 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
   // once a session used them, bench/memory.ts): a daemon nobody used, or one only 2025-era fast-lane calls reach, never
   // pays for it. Loaded once, kept.
   let sdkLoading: Promise<SdkHandler> | null = null;
-  let sdkLoaded: SdkHandler | null = null;
   const sdk = (): Promise<SdkHandler> =>
-    (sdkLoading ??= import("./sdk-server.ts").then((module) => (sdkLoaded = module.createSdkHandler(deps, options.onError))));
+    (sdkLoading ??= import("./sdk-server.ts").then((module) => module.createSdkHandler(deps, options.onError)));
 
   // Tunnels (Cloudflare, nginx) must not buffer or transform the event stream, or progress never arrives. The fast lane
   // sets these itself; the SDK's answers get them here.
@@ -125,8 +124,8 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       return request.text().then((text) => servePost(request, authInfo, text));
     },
     close: async () => {
-      await sdkLoading?.catch(() => undefined);
-      await sdkLoaded?.close();
+      // Never loaded: nothing to close (a load that failed has nothing either).
+      await (await sdkLoading?.catch(() => null))?.close();
     },
   };
 }
