@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { dataVersionAtMostEveryMs } from "../../src/store/commit-probe.ts";
-import { openStore } from "../../src/store/index.ts";
+import { CHECKPOINT_EVERY_JOBS, openStore } from "../../src/store/index.ts";
 import { newJob, tempDbPaths } from "../support/store-fixtures.ts";
 
 // Revocation and CLI cancels rest on noticing another process's commit at once: asked at most once a millisecond,
@@ -51,17 +51,17 @@ test("every commit of another connection is seen a millisecond later; our own co
   store.close();
 });
 
-test("every 150th admitted job copies the WAL back, so it is written again from its start instead of growing", () => {
+test("every CHECKPOINT_EVERY_JOBS-th admitted job copies the WAL back, so it is written again from its start instead of growing", () => {
   const path = newPath();
   const store = openStore(path);
   const walSize = (): number => statSync(`${path}-wal`).size;
   let i = 0;
   // Well under SQLite's backstop (4,000 frames): nothing has copied the WAL back yet.
   for (; i < 300; i++) store.jobs.insert(job(`a-${i}`, "a"));
-  for (let j = 0; j < 149; j++) store.checkpointIfDue();
+  for (let j = 0; j < CHECKPOINT_EVERY_JOBS - 1; j++) store.checkpointIfDue();
   for (let j = 0; j < 100; j++, i++) store.jobs.insert(job(`a-${i}`, "a"));
   const grown = walSize();
-  // The 150th call checkpoints; what follows reuses the WAL from its start.
+  // The next call checkpoints; what follows reuses the WAL from its start.
   store.checkpointIfDue();
   for (let j = 0; j < 100; j++, i++) store.jobs.insert(job(`a-${i}`, "a"));
   expect(walSize()).toBe(grown);
