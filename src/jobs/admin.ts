@@ -34,6 +34,6 @@ export function cancelJob(store: Store, id: string, now = Date.now()): { job: Jo
   const row = findJob(store, id);
   if (!isActiveStatus(row.status)) return { job: row, cancelled: false };
   const { status, error } = describeStop("owner_cancelled", 0);
-  const cancelled = store.jobs.finish(row.id, { status, error, endReason: "owner_cancelled", finishedAt: now });
-  return { job: store.jobs.get(row.id) as JobRow, cancelled };
+  const ended = store.jobs.finish(row.id, { status, error, endReason: "owner_cancelled", finishedAt: now });
+  return { job: ended ?? (store.jobs.get(row.id) as JobRow), cancelled: ended !== null };
 }

@@ -293,13 +293,14 @@ export class JobService {
    */
   private finish(id: string, ending: Ending, alsoRun?: () => void): boolean {
     const { store } = this.options;
-    const wrote = store.jobs.finish(id, { ...ending, finishedAt: this.now() }, alsoRun);
+    const ended = store.jobs.finish(id, { ...ending, finishedAt: this.now() }, alsoRun);
     const live = this.live.get(id);
     if (live && !live.ended) {
       live.ended = true;
-      if (this.events.has(id)) this.events.emit(id, { type: "ended", job: store.jobs.get(id) });
+      // The row as this ending left it or, when another ending won (a CLI cancel), as that one did.
+      if (this.events.has(id)) this.events.emit(id, { type: "ended", job: ended ?? store.jobs.get(id) });
     }
-    return wrote;
+    return ended !== null;
   }
 
   private stopEnding(reason: StopReason, mode: "sync" | "async"): Ending {

@@ -107,10 +107,11 @@ export class JobStore {
     );
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
     this.startStmt = db.query("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'");
-    // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first).
+    // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first). The
+    // ended row comes back from the same statement: announcing the ending costs no second read.
     this.finishStmt = db.query(
       `UPDATE jobs SET status = $status, finished_at = $finishedAt, result = $result, partial = $partial, error = $error, end_reason = $endReason
-       WHERE id = $id AND status IN ('pending', 'running')`,
+       WHERE id = $id AND status IN ('pending', 'running') RETURNING *`,
     );
     this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
     this.mineStmt = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM jobs WHERE principal = ?");
@@ -224,12 +225,17 @@ export class JobStore {
     return this.wrote(() => this.startStmt.run(at, id).changes === 1);
   }
 
-  /** active → terminal; false when the job had already ended (or is gone). `alsoRun` commits in the same transaction. */
-  finish(id: string, end: JobEnd, alsoRun?: () => void): boolean {
-    return this.wrote(() => this.finishNow(id, end, alsoRun));
+  /**
+   * active → terminal: the ended row as committed, or null when the job had already ended (or is gone). `alsoRun`
+   * commits in the same transaction.
+   */
+  finish(id: string, end: JobEnd, alsoRun?: () => void): JobRow | null {
+    const ended = this.wrote(() => this.finishNow(id, end, alsoRun));
+    if (ended) this.remember(id, ended);
+    return ended;
   }
 
-  private finishNow(id: string, end: JobEnd, alsoRun?: () => void): boolean {
+  private finishNow(id: string, end: JobEnd, alsoRun?: () => void): Readonly<JobRow> | null {
     if (alsoRun) {
       return this.db.transaction(() => {
         const ended = this.finishNow(id, end);
@@ -237,17 +243,16 @@ export class JobStore {
         return ended;
       })();
     }
-    return (
-      this.finishStmt.run({
-        id,
-        status: end.status,
-        finishedAt: end.finishedAt,
-        result: end.result ?? null,
-        partial: end.partial ?? null,
-        error: end.error ?? null,
-        endReason: end.endReason,
-      }).changes === 1
-    );
+    const raw = this.finishStmt.get({
+      id,
+      status: end.status,
+      finishedAt: end.finishedAt,
+      result: end.result ?? null,
+      partial: end.partial ?? null,
+      error: end.error ?? null,
+      endReason: end.endReason,
+    });
+    return raw ? Object.freeze(JobRowSchema.parse(raw)) : null;
   }
 
   /** A sync call that outlived its budget becomes an ordinary async job. */

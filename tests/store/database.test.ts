@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { openDatabase, StoreError } from "../../src/store/database.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStore } from "../../src/store/index.ts";
+import type { JobRow } from "../../src/store/jobs.ts";
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -64,14 +65,21 @@ describe("JobStore", () => {
   });
 
   test("only an active job can end, and the first ending wins", () => {
-    const store = newStore();
+    const path = join(tempDir(), "hermes-mcp.db");
+    const store = openStore(path);
     store.jobs.insert(job("a"));
     expect(store.jobs.markRunning("a", 1100)).toBe(true);
     expect(store.jobs.markRunning("a", 1200)).toBe(false);
-    expect(store.jobs.finish("a", { status: "cancelled", error: "x", endReason: "cancelled", finishedAt: 1300 })).toBe(true);
-    expect(store.jobs.finish("a", { status: "completed", result: "late", endReason: "completed", finishedAt: 1400 })).toBe(false);
-    expect(store.jobs.get("a")).toMatchObject({ status: "cancelled", result: null, finished_at: 1300 });
+    const ended = store.jobs.finish("a", { status: "cancelled", error: "x", endReason: "cancelled", finishedAt: 1300 });
+    // The ended row comes back exactly as a later read finds it.
+    expect(ended).toMatchObject({ status: "cancelled", result: null, finished_at: 1300, started_at: 1100 });
+    expect(store.jobs.finish("a", { status: "completed", result: "late", endReason: "completed", finishedAt: 1400 })).toBeNull();
+    expect(store.jobs.get("a")).toEqual(ended as JobRow);
     store.close();
+    // …and as another connection reads it from the file.
+    const fresh = openStore(path);
+    expect(fresh.jobs.get("a")).toEqual(ended as JobRow);
+    fresh.close();
   });
 
   test("jobs left active by a dead process become failed, with the reason", () => {
