@@ -64,7 +64,10 @@ export function describeMachine(root: string): Machine {
 }
 
 export function writeResults(path: string, machine: Machine, settings: string, rows: Row[], notes: string[]): void {
-  const line = (r: string[]): string => `| ${r.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
+  // Columns padded as the formatter pads them, so a fresh RESULTS.md passes `bun run format:check` as written.
+  const table = [HEAD, ...rows.map(cells)].map((r) => r.map((c) => c.replace(/\|/g, "\\|")));
+  const widths = HEAD.map((_, i) => Math.max(...table.map((r) => (r[i] as string).length)));
+  const line = (r: string[]): string => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(" | ")} |`;
   const text = [
     "# Benchmark results",
     "",
@@ -77,9 +80,9 @@ export function writeResults(path: string, machine: Machine, settings: string, r
     `- runtimes: Bun ${machine.bun}${machine.node ? `, Node ${machine.node}` : ""}`,
     `- settings: ${settings}`,
     "",
-    line(HEAD),
-    line(HEAD.map(() => "---")),
-    ...rows.map((r) => line(cells(r))),
+    line(table[0] as string[]),
+    line(widths.map((w) => "-".repeat(w))),
+    ...table.slice(1).map(line),
     "",
     ...notes.map((n) => `- ${n}`),
     "",
