@@ -66,7 +66,7 @@ export function describeMachine(root: string): Machine {
 export function writeResults(path: string, machine: Machine, settings: string, rows: Row[], notes: string[]): void {
   // Columns padded as the formatter pads them, so a fresh RESULTS.md passes `bun run format:check` as written.
   const table = [HEAD, ...rows.map(cells)].map((r) => r.map((c) => c.replace(/\|/g, "\\|")));
-  const widths = HEAD.map((_, i) => Math.max(...table.map((r) => (r[i] as string).length)));
+  const widths = HEAD.map((_, i) => Math.max(3, ...table.map((r) => (r[i] as string).length)));
   const line = (r: string[]): string => `| ${r.map((c, i) => c.padEnd(widths[i] as number)).join(" | ")} |`;
   const text = [
     "# Benchmark results",
