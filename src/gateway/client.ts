@@ -1,6 +1,7 @@
 // GatewayClient: one streaming chat turn against the Hermes gateway (retries, one deadline, real cancel), plus health and model checks.
 import { z } from "zod";
 import { type Logger, silentLogger } from "../log.ts";
+import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
 import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
 import {
@@ -44,7 +45,8 @@ export interface GatewayClientOptions {
   apiKey: string;
   model: string;
   log?: Logger;
-  fetch?: typeof fetch;
+  /** Defaults to gatewayFetchFor(baseUrl): our own HTTP/1.1 client for plain http, Bun's fetch otherwise. */
+  fetch?: GatewayFetch;
   /** Retries after 429/503 (default 3). */
   maxRetries?: number;
   /** Cap on one Retry-After wait (default 10 s). */
@@ -189,7 +191,7 @@ export class GatewayClient {
   private readonly apiKey: string;
   private readonly model: string;
   private readonly log: Logger;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: GatewayFetch;
   private readonly maxRetries: number;
   private readonly maxRetryWaitMs: number;
 
@@ -198,7 +200,7 @@ export class GatewayClient {
     this.apiKey = options.apiKey;
     this.model = options.model;
     this.log = options.log ?? silentLogger;
-    this.fetchImpl = options.fetch ?? fetch;
+    this.fetchImpl = options.fetch ?? gatewayFetchFor(this.baseUrl);
     this.maxRetries = Math.max(0, options.maxRetries ?? 3);
     this.maxRetryWaitMs = Math.max(0, options.maxRetryWaitMs ?? 10_000);
   }
