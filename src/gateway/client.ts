@@ -1,7 +1,7 @@
 // GatewayClient: one streaming chat turn against the Hermes gateway (retries, one deadline, real cancel), plus health and model checks.
 import { z } from "zod";
 import { type Logger, silentLogger } from "../log.ts";
-import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
+import { type GatewayFetch, gatewayFetchFor, MalformedAnswer } from "./http1.ts";
 import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
 import {
@@ -490,6 +490,10 @@ export class GatewayClient {
       return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: scope.signal, redirect: "manual" });
     } catch (error) {
       if (scope.reason) throw error;
+      if (error instanceof MalformedAnswer) {
+        this.log.debug("gateway answer unreadable", { path, error: error.message });
+        throw malformedError();
+      }
       this.log.debug("gateway connection failed", { path, error: (error as Error).message });
       throw unreachableError(this.baseUrl, error);
     }

@@ -109,7 +109,7 @@ class Exchange {
     const all = this.headLength === 0 ? bytes : this.gather(bytes);
     const end = indexOfCrlfCrlf(all, from);
     if (end > MAX_HEAD_BYTES || (end < 0 && all.length > MAX_HEAD_BYTES)) {
-      this.fail(new TypeError("the gateway's response headers are too large"));
+      this.fail(new MalformedAnswer("headers larger than 64 KiB"));
       return null;
     }
     if (end < 0) {
@@ -121,17 +121,17 @@ class Exchange {
     const rest = all.subarray(end + 4);
     const parsed = parseHead(Buffer.from(all.buffer, all.byteOffset, end).toString("latin1"));
     if (typeof parsed === "string") {
-      this.fail(new TypeError(`the gateway sent a malformed response: ${parsed}`));
+      this.fail(new MalformedAnswer(parsed));
       return null;
     }
     // 1xx answers are interim (RFC 9110 §15.2): the real one follows on the same connection.
     if (parsed.status < 200) {
-      if (parsed.status === 101) this.fail(new TypeError("the gateway switched protocols, which was never asked for"));
+      if (parsed.status === 101) this.fail(new MalformedAnswer("a switch of protocols nobody asked for"));
       return rest;
     }
     const framing = framingOf(this.method, parsed.status, parsed.headers);
     if (typeof framing === "string") {
-      this.fail(new TypeError(`the gateway sent a malformed response: ${framing}`));
+      this.fail(new MalformedAnswer(framing));
       return null;
     }
     this.framing = framing;
@@ -470,6 +470,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, l
       },
     );
   });
+}
+
+/** The gateway answered, but not in HTTP/1.1 we can read: the answer is malformed, the gateway not unreachable. */
+export class MalformedAnswer extends TypeError {
+  constructor(what: string) {
+    super(`the gateway sent a malformed response: ${what}`);
+  }
 }
 
 /** A reused connection that failed before a single byte came back. */

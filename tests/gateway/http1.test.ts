@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { join } from "node:path";
-import { gatewayFetchFor, Http1Agent } from "../../src/gateway/http1.ts";
+import { GatewayClient } from "../../src/gateway/client.ts";
+import { GatewayError } from "../../src/gateway/errors.ts";
+import { gatewayFetchFor, Http1Agent, MalformedAnswer } from "../../src/gateway/http1.ts";
 import { reserveClosedPort } from "../support/fake-gateway.ts";
 
 interface RawServer {
@@ -246,13 +248,13 @@ describe("framing", () => {
       "malformed response",
     ],
     ["conflicting Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\n", "malformed response"],
-    ["a 101 nobody asked for", "HTTP/1.1 101 Switching Protocols\r\n\r\n", "switched protocols"],
-    ["headers past 64 KiB", `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`, "too large"],
+    ["a 101 nobody asked for", "HTTP/1.1 101 Switching Protocols\r\n\r\n", "switch of protocols"],
+    ["headers past 64 KiB", `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`, "larger than 64 KiB"],
   ] as const) {
-    test(`${what}: the fetch rejects with a TypeError saying so`, async () => {
+    test(`${what}: the fetch rejects, saying so (a malformed answer, not a connection failure)`, async () => {
       const server = serve((socket) => socket.write(raw));
       const error = await get(newAgent(), server.url).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(TypeError);
+      expect(error).toBeInstanceOf(MalformedAnswer);
       expect((error as Error).message).toContain(message);
     });
   }
@@ -351,6 +353,24 @@ describe("connections", () => {
     clearTimeout(timer);
     expect((await new Response(child.stdout).text()).trim()).toBe("done");
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("through GatewayClient", () => {
+  test("an answer that is not HTTP/1.1 is a malformed answer, not an unreachable gateway", async () => {
+    const server = serve((socket) => socket.write("SSH-2.0-OpenSSH_9.6\r\n\r\n"));
+    const client = new GatewayClient({ baseUrl: server.url, apiKey: "k", model: "hermes-agent", fetch: newAgent().fetch });
+    const error = await client.chat({ prompt: "hi", timeoutMs: 2000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).kind).toBe("malformed");
+  });
+
+  test("a gateway that stops answering mid-call: the call's deadline ends it and closes the connection", async () => {
+    const server = serve(() => {});
+    const client = new GatewayClient({ baseUrl: server.url, apiKey: "k", model: "hermes-agent", fetch: newAgent().fetch });
+    const error = await client.chat({ prompt: "hi", timeoutMs: 200 }).catch((caught: unknown) => caught);
+    expect((error as GatewayError).kind).toBe("timeout");
+    await until(() => server.closed() === 1);
   });
 });
 
