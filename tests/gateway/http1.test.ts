@@ -293,6 +293,11 @@ describe("connections", () => {
     expect(server.requests.length).toBe(1);
   });
 
+  test("a gateway URL naming localhost reaches a gateway bound to 127.0.0.1", async () => {
+    const server = serve((socket) => socket.write(ok("by name")));
+    expect(await (await get(newAgent(), server.url.replace("127.0.0.1", "localhost"))).text()).toBe("by name");
+  });
+
   test("nothing listening: a TypeError naming the address", async () => {
     const port = await reserveClosedPort();
     const error = await get(newAgent(), `http://127.0.0.1:${port}/v1/health`).catch((caught: unknown) => caught);
