@@ -48,6 +48,9 @@ describe("the compiled binary", () => {
       expect(health?.status).toBe(200);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" });
       expect(unauthorized.status).toBe(401);
+      // The compiled serve re-executed itself (same PID) with JavaScriptCore's FTL tier off (src/cli/jit-relaunch.ts).
+      if (process.platform === "linux")
+        expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toContain("BUN_JSC_useFTLJIT=0");
     } finally {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);

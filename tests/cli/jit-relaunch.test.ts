@@ -1,0 +1,71 @@
+// serve re-executes itself once with JavaScriptCore's FTL tier off: same PID, same output, the owner's own setting kept.
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FTL_OPTION } from "../../src/cli/jit-relaunch.ts";
+import { runCli, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+
+/** The environment the process with this PID runs with now (after any execve): Linux's /proc. */
+function environOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+const daemons: TestDaemon[] = [];
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) await daemon.stop();
+});
+
+describe.if(process.platform === "linux")("serve", () => {
+  test("runs with FTL off in the process that was started (same PID), and answers as usual", async () => {
+    const daemon = await startTestDaemon();
+    daemons.push(daemon);
+    expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("0");
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    expect(await daemon.stop()).toBe(0);
+    expect(daemon.logs()).toContain("hermes-mcp listening");
+  });
+
+  test("an owner's own setting of the option is kept (FTL back on with 1)", async () => {
+    const daemon = await startTestDaemon({ env: { [FTL_OPTION]: "1" } });
+    daemons.push(daemon);
+    expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
+  });
+});
+
+describe.if(process.platform !== "win32")("relaunchWithoutFtl", () => {
+  test("execs the same script with the same arguments once, with the option set; then returns", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
+    const script = join(dir, "relaunch.ts");
+    writeFileSync(
+      script,
+      `import { relaunchWithoutFtl } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/jit-relaunch.ts"))};
+       console.log(JSON.stringify({ option: process.env.${FTL_OPTION} ?? null, args: process.argv.slice(2), pid: process.pid }));
+       relaunchWithoutFtl();`,
+    );
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
+    const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(0);
+    const runs = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { option: string | null; args: string[]; pid: number });
+    expect(runs.map((run) => run.option)).toEqual([null, "0"]);
+    expect(runs.map((run) => run.args)).toEqual([
+      ["serve", "--flag"],
+      ["serve", "--flag"],
+    ]);
+    expect(runs[1]?.pid).toBe(proc.pid);
+  });
+
+  test("a typo after serve is still answered by the relaunched process, with the fix", async () => {
+    const home = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-home-"));
+    const result = await runCli(["serve", "--port", "9000"], { home });
+    rmSync(home, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("BIND_PORT");
+  });
+});
