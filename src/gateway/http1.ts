@@ -26,9 +26,9 @@ const MAX_LINE_BYTES = 8 * 1024;
 const MAX_IDLE_PER_ORIGIN = 16;
 const IDLE_SECONDS = 30;
 
-// RFC 9110 §5.1 token; values must not carry CR, LF or NUL (RFC 9110 §5.5: a header injected through a value).
+// RFC 9110 §5.1 token; a value is visible characters, spaces and tabs only (RFC 9110 §5.5): no CR or LF to inject a header.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
+const HEADER_VALUE_FORBIDDEN = /[^\t\x20-\x7E\x80-\xFF]/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 const CRLF_CRLF = [13, 10, 13, 10] as const;
 
@@ -317,7 +317,9 @@ export class Http1Agent {
   private readonly idle = new Map<string, Connection[]>();
 
   /** fetch's shape, for what GatewayClient sends. */
-  readonly fetch: GatewayFetch = (url, init) => this.request(new URL(url), init, true);
+  readonly fetch: GatewayFetch = (url, init) => this.request(this.parsed(url), init, true);
+  /** The few URLs a gateway client uses, parsed once. */
+  private readonly urls = new Map<string, URL>();
 
   /** Closes every idle connection. */
   close(): void {
@@ -325,15 +327,25 @@ export class Http1Agent {
     this.idle.clear();
   }
 
+  private parsed(url: string): URL {
+    let parsed = this.urls.get(url);
+    if (!parsed) {
+      parsed = new URL(url);
+      if (this.urls.size >= 32) this.urls.clear();
+      this.urls.set(url, parsed);
+    }
+    return parsed;
+  }
+
   private async request(url: URL, init: GatewayRequestInit, mayReuse: boolean): Promise<Response> {
     if (url.protocol !== "http:") throw new TypeError(`Http1Agent speaks plain http only, not ${url.protocol}`);
     const signal = init.signal;
     signal?.throwIfAborted();
-    const bytes = encodeRequest(url, init);
+    const message = encodeRequest(url, init);
     const reused = mayReuse ? this.takeIdle(url.host) : null;
     const connection = reused ?? (await untilAborted(this.connect(url), signal, (late) => late.socket.end()));
     try {
-      return await this.exchange(connection, init.method, bytes, reused !== null, signal);
+      return await this.exchange(connection, init.method, message, reused !== null, signal);
     } catch (error) {
       if (!(error instanceof StaleConnection)) throw error;
       // A kept-alive connection the gateway closed before answering a byte: it had gone idle-closed as we sent, so the
@@ -345,7 +357,7 @@ export class Http1Agent {
   private exchange(
     connection: Connection,
     method: string,
-    bytes: Uint8Array,
+    message: string,
     reused: boolean,
     signal: AbortSignal | undefined,
   ): Promise<Response> {
@@ -356,11 +368,21 @@ export class Http1Agent {
         this.release(connection, reusable);
       });
       connection.exchange = exchange;
-      connection.socket.ref();
-      connection.socket.timeout(0);
+      // (A fresh socket is referenced and has no timeout; an idle one had both changed.)
+      if (reused) {
+        connection.socket.ref();
+        connection.socket.timeout(0);
+      }
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.write(connection, bytes);
+      this.send(connection, message);
     });
+  }
+
+  /** The request as one string write (the socket encodes it); what the socket could not take waits for its drain. */
+  private send(connection: Connection, message: string): void {
+    const written = connection.socket.write(message);
+    const total = Buffer.byteLength(message, "utf8");
+    connection.outbox = written >= 0 && written < total ? Buffer.from(message, "utf8").subarray(written) : null;
   }
 
   private write(connection: Connection, bytes: Uint8Array): void {
@@ -486,19 +508,21 @@ class StaleConnection extends Error {
   }
 }
 
-function encodeRequest(url: URL, init: GatewayRequestInit): Uint8Array {
+function encodeRequest(url: URL, init: GatewayRequestInit): string {
   let head = `${init.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
-  for (const [name, value] of Object.entries(init.headers)) {
+  for (const name in init.headers) {
+    const value = init.headers[name] as string;
     if (!HEADER_NAME.test(name)) throw new TypeError(`invalid header name: ${JSON.stringify(name)}`);
     if (HEADER_VALUE_FORBIDDEN.test(value)) throw new TypeError(`invalid value for header ${name}`);
     const lower = name.toLowerCase();
     if (lower === "host" || lower === "content-length" || lower === "transfer-encoding" || lower === "connection") continue;
     head += `${name}: ${value}\r\n`;
   }
-  const body = init.body === undefined ? null : Buffer.from(init.body, "utf8");
-  if (body !== null || (init.method !== "GET" && init.method !== "HEAD")) head += `Content-Length: ${body?.length ?? 0}\r\n`;
-  const headBytes = Buffer.from(`${head}\r\n`, "latin1");
-  return body === null ? headBytes : Buffer.concat([headBytes, body]);
+  const body = init.body;
+  if (body !== undefined || (init.method !== "GET" && init.method !== "HEAD")) {
+    head += `Content-Length: ${body === undefined ? 0 : Buffer.byteLength(body, "utf8")}\r\n`;
+  }
+  return `${head}\r\n${body ?? ""}`;
 }
 
 /** The fetch GatewayClient uses for this base URL: ours for plain http, Bun's for https or when a proxy is configured. */
