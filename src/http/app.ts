@@ -1,5 +1,6 @@
 // The Hono application: /mcp (its own lean pipeline), then /healthz and the OAuth routes, all behind the Host guard.
 import { Hono } from "hono";
+import { LinearRouter } from "hono/router/linear-router";
 import type { Config } from "../config/load.ts";
 import type { Logger } from "../log.ts";
 import type { McpEndpoint } from "../mcp/server.ts";
@@ -29,7 +30,10 @@ export function protectedResourceMetadataUrl(config: Config): string {
 
 export function createApp(deps: AppDeps): Hono {
   const { config, log } = deps;
-  const app = new Hono();
+  // Hono's default router compiles every route into regular expressions on the first request, hot enough to wake the
+  // optimising JIT at start (≈ 3.8 MiB of idle RSS, measured). What Hono routes here is the low-traffic rest (OAuth,
+  // discovery, consent, /healthz; /mcp goes through Bun's router), so a linear scan of a few dozen routes does.
+  const app = new Hono({ router: new LinearRouter() });
 
   // Registered first, so the hot path runs none of the middleware below; it logs its own line.
   const mcpRoute = deps.mcpRoute ?? createMcpRoute({ ...deps, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
