@@ -11,8 +11,11 @@ const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
 const PENDING = 1000;
-/** After load, idle this long: the daemon gives memory back once it has been quiet for QUIET_MS (src/idle-collector.ts), and JavaScriptCore shortly after. */
-const AFTER_LOAD_IDLE_MS = QUIET_MS + SETTLE_MS * 2;
+/**
+ * Every idle reading (fresh, after load, with a full database) waits this long: the daemon gives memory back once it
+ * has been quiet for QUIET_MS (src/idle-collector.ts), after start-up as after load, and JavaScriptCore shortly after.
+ */
+const IDLE_WAIT_MS = QUIET_MS + SETTLE_MS * 2;
 const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
 interface Options {
@@ -71,7 +74,7 @@ export async function measureMemory(
   };
   const daemon = await startBinary(binary, home, env);
   try {
-    await Bun.sleep(SETTLE_MS);
+    await Bun.sleep(IDLE_WAIT_MS);
     const idle = rssMiB(daemon.pid);
     notes.push(`idle RSS: ${rssParts(daemon.pid)}`);
     rows.push({
@@ -101,7 +104,7 @@ export async function measureMemory(
     notes.push(`idle RSS after load: ${rssParts(daemon.pid)}`);
     // The same sequence against a bare Bun.serve: how much of the growth is the runtime's own.
     const floor = await startHoldingFloor();
-    await Bun.sleep(SETTLE_MS);
+    await Bun.sleep(IDLE_WAIT_MS);
     const floorIdle = rssMiB(floor.pid);
     const floorLoad = await loadThenIdle(floor, token, options, null).finally(() => floor.stop());
     rows.push({
@@ -114,7 +117,7 @@ export async function measureMemory(
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(
-      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${AFTER_LOAD_IDLE_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s)`,
+      `after-load figure: ${PENDING} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${IDLE_WAIT_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s)`,
     );
   } finally {
     await daemon.crash();
@@ -124,11 +127,11 @@ export async function measureMemory(
   console.error("memory: idle with 10,000 stored jobs and 1,000 registered clients…");
   const seeded = await newHome();
   const empty = await startBinary(binary, seeded.home, env);
-  await Bun.sleep(SETTLE_MS);
+  await Bun.sleep(IDLE_WAIT_MS);
   const emptyIdle = rssMiB(empty.pid);
   // The figures above never load the MCP SDK (fast-lane calls only); a real client's first initialize does.
   await sdkSession(empty.url, seeded.token);
-  await Bun.sleep(AFTER_LOAD_IDLE_MS);
+  await Bun.sleep(IDLE_WAIT_MS);
   const afterSession = rssMiB(empty.pid);
   notes.push(`idle RSS after one SDK-path client session: ${rssParts(empty.pid)}`);
   await empty.stop();
@@ -142,7 +145,7 @@ export async function measureMemory(
   });
   seed(dbOf(seeded.home));
   const full = await startBinary(binary, seeded.home, env);
-  await Bun.sleep(SETTLE_MS);
+  await Bun.sleep(IDLE_WAIT_MS);
   const fullIdle = rssMiB(full.pid);
   await full.stop();
   rows.push({
@@ -189,7 +192,7 @@ async function loadThenIdle(
   while (live && live() > 0 && Date.now() < drained) await Bun.sleep(50);
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   await runLoad({ url: `${server.url}/mcp`, body, headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` }, ...options });
-  await Bun.sleep(AFTER_LOAD_IDLE_MS);
+  await Bun.sleep(IDLE_WAIT_MS);
   return { peak, after: rssMiB(server.pid), reached };
 }
 

@@ -122,6 +122,7 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
     // Then JavaScriptCore's own unused memory, when it is next idle (measured: after the memory bench's load, the
     // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
     Bun.shrink();
+    log.debug("quiet: memory given back");
   });
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
@@ -140,6 +141,9 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
       return new Response(JSON.stringify({ error: "server_error" }), { status: 500, headers: { "content-type": "application/json" } });
     },
   });
+  // Start-up is work too: what it leaves behind (config, migrations, schemas built) goes back once the daemon is quiet
+  // (measured: 1.6 MiB of anonymous memory).
+  collector.touch();
   lock.setAddress(config.bind.host, config.bind.port);
   const url = `http://${config.bind.host.includes(":") ? `[${config.bind.host}]` : config.bind.host}:${config.bind.port}`;
   log.info("hermes-mcp listening", {

@@ -48,3 +48,30 @@ test("stop cancels an armed collection", async () => {
   await settle(4);
   expect(collections).toBe(0);
 });
+
+test("a daemon gives back what start-up left once it is quiet, with no request at all to arm it", async () => {
+  const { baseEnv, freePort, makeHome, removeHome } = await import("./support/daemon.ts");
+  const { QUIET_MS } = await import("../src/idle-collector.ts");
+  const home = makeHome();
+  const cli = `${import.meta.dir}/../src/cli/index.ts`;
+  // Started without a readiness probe: nothing but start-up itself may arm the collector.
+  const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(freePort()), LOG_LEVEL: "DEBUG" });
+  const proc = Bun.spawn([process.execPath, cli, "serve"], { cwd: home, env, stdout: "pipe", stderr: "pipe" });
+  let logs = "";
+  const drain = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) logs += decoder.decode(chunk, { stream: true });
+  };
+  void drain(proc.stdout);
+  void drain(proc.stderr);
+  try {
+    const deadline = Date.now() + QUIET_MS + 5000;
+    while (!logs.includes("quiet: memory given back") && Date.now() < deadline) await Bun.sleep(100);
+    expect(logs).toContain("hermes-mcp listening");
+    expect(logs).toContain("quiet: memory given back");
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    removeHome(home);
+  }
+}, 20_000);
