@@ -4,7 +4,7 @@
 export const QUIET_MS = 5_000;
 
 export interface IdleCollector {
-  /** Called on every request: costs one comparison while a check is already armed. */
+  /** Called on every request: costs a clock read while a check is already armed. */
   touch(): void;
   stop(): void;
 }
@@ -12,7 +12,7 @@ export interface IdleCollector {
 /**
  * After a burst of requests the JS heap and the allocator keep the peak's pages; an idle daemon should not. No timer
  * runs while nothing happens: the first request arms one; it re-arms while requests keep coming or are still in
- * flight (long-polls, held sync calls), and collects once when a whole quiet period passed.
+ * flight (long-polls, held sync calls), and collects once a whole quiet period has passed since the last request.
  */
 export function idleCollector(
   server: { readonly pendingRequests: number },
@@ -20,25 +20,25 @@ export function idleCollector(
   quietMs = QUIET_MS,
 ): IdleCollector {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let active = false;
+  let lastTouch = 0;
   const check = (): void => {
-    if (active || server.pendingRequests > 0) {
-      active = false;
-      arm();
-      return;
-    }
+    // Quiet is measured from the last request, not from when the timer was armed: the collection comes QUIET_MS
+    // after the last request, not up to twice that.
+    const quietFor = performance.now() - lastTouch;
+    if (server.pendingRequests > 0) return arm(quietMs);
+    if (quietFor < quietMs) return arm(quietMs - quietFor);
     timer = null;
     collect();
   };
-  const arm = (): void => {
-    timer = setTimeout(check, quietMs);
+  const arm = (ms: number): void => {
+    timer = setTimeout(check, ms);
     // Never keeps the process alive on its own.
     timer.unref?.();
   };
   return {
     touch() {
-      if (timer) active = true;
-      else arm();
+      lastTouch = performance.now();
+      if (!timer) arm(quietMs);
     },
     stop() {
       if (timer) clearTimeout(timer);

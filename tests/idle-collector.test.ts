@@ -40,6 +40,19 @@ test("requests still in flight (held calls, long-polls) defer the collection unt
   collector.stop();
 });
 
+test("the collection comes one quiet period after the last request, not after the timer's second round", async () => {
+  const quiet = 100;
+  let collections = 0;
+  const collector = idleCollector({ pendingRequests: 0 }, () => collections++, quiet);
+  collector.touch();
+  await Bun.sleep(quiet / 2);
+  collector.touch();
+  // 1.5 periods after the last request (1.0 is the promise; counting from when the timer was armed would make it 2.0).
+  await Bun.sleep(quiet * 1.3);
+  expect(collections).toBe(1);
+  collector.stop();
+});
+
 test("stop cancels an armed collection", async () => {
   let collections = 0;
   const collector = idleCollector({ pendingRequests: 0 }, () => collections++, QUIET);
