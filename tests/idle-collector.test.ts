@@ -47,7 +47,8 @@ test("the collection comes one quiet period after the last request, not after th
   collector.touch();
   await Bun.sleep(quiet / 2);
   collector.touch();
-  // 1.5 periods after the last request (1.0 is the promise; counting from when the timer was armed would make it 2.0).
+  // Now 1.8 periods after the first request, 1.3 after the last: due at 1.0 after the last; a second timer round would
+  // only come at 2.0 after the first.
   await Bun.sleep(quiet * 1.3);
   expect(collections).toBe(1);
   collector.stop();
