@@ -1,7 +1,8 @@
 // GatewayClient: one streaming chat turn against the Hermes gateway (retries, one deadline, real cancel), plus health and model checks.
 import { z } from "zod";
 import { type Logger, silentLogger } from "../log.ts";
-import { type GatewayFetch, gatewayFetchFor, MalformedAnswer } from "./http1.ts";
+import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
+import { MalformedAnswer } from "./http1-response.ts";
 import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
 import {

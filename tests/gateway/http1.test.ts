@@ -4,7 +4,8 @@ import type { Socket, TCPSocketListener } from "bun";
 import { join } from "node:path";
 import { GatewayClient } from "../../src/gateway/client.ts";
 import { GatewayError } from "../../src/gateway/errors.ts";
-import { gatewayFetchFor, Http1Agent, MalformedAnswer } from "../../src/gateway/http1.ts";
+import { gatewayFetchFor, Http1Agent } from "../../src/gateway/http1.ts";
+import { MalformedAnswer } from "../../src/gateway/http1-response.ts";
 import { reserveClosedPort } from "../support/fake-gateway.ts";
 
 interface RawServer {
@@ -211,6 +212,14 @@ describe("framing", () => {
     expect(server.opened()).toBe(2);
   });
 
+  test("an HTTP/1.0 answer without keep-alive: its connection is not reused", async () => {
+    const server = serve((socket) => socket.write("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nold"));
+    const agent = newAgent();
+    expect(await (await get(agent, server.url)).text()).toBe("old");
+    expect(await (await get(agent, server.url)).text()).toBe("old");
+    expect(server.opened()).toBe(2);
+  });
+
   test("Connection: close is honoured: the next request opens a new connection", async () => {
     const server = serve((socket) => socket.write(ok("bye", "Connection: close\r\n")));
     const agent = newAgent();
@@ -250,6 +259,7 @@ describe("framing", () => {
     ["conflicting Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\n", "malformed response"],
     ["a 101 nobody asked for", "HTTP/1.1 101 Switching Protocols\r\n\r\n", "switch of protocols"],
     ["headers past 64 KiB", `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(70 * 1024)}\r\n\r\n`, "larger than 64 KiB"],
+    ["a status no response can carry", "HTTP/1.1 999 Odd\r\nContent-Length: 0\r\n\r\n", "status 999"],
   ] as const) {
     test(`${what}: the fetch rejects, saying so (a malformed answer, not a connection failure)`, async () => {
       const server = serve((socket) => socket.write(raw));
@@ -265,7 +275,8 @@ describe("framing", () => {
       socket.end();
     });
     const broken = serve((socket) => socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"));
-    for (const server of [short, broken]) {
+    const overlong = serve((socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${"1".repeat(9000)}`));
+    for (const server of [short, broken, overlong]) {
       const response = await get(newAgent(), server.url);
       expect(response.status).toBe(200);
       expect(await response.text().catch((caught: unknown) => caught)).toBeInstanceOf(Error);
@@ -274,15 +285,28 @@ describe("framing", () => {
 });
 
 describe("connections", () => {
-  test("a kept-alive connection the server closed while idle: the next request is retried once on a fresh one", async () => {
+  test("a connection the server closed after answering leaves the pool: the next request opens a new one", async () => {
     const server = serve((socket, _request, index) => {
       socket.write(ok(`answer ${index}`));
-      // Closed right after answering, without saying so: the client's idle copy is stale.
       socket.end();
     });
     const agent = newAgent();
     expect(await (await get(agent, server.url)).text()).toBe("answer 0");
     expect(await (await get(agent, server.url)).text()).toBe("answer 1");
+    expect(server.opened()).toBe(2);
+  });
+
+  test("a kept-alive connection closed just as a request was sent on it: retried once on a fresh one", async () => {
+    const server = serve((socket, _request, index) => {
+      // The second request arrives on the kept-alive connection; the server drops it unanswered, as one closing an
+      // idle connection at that very moment would.
+      if (index === 1) socket.end();
+      else socket.write(ok(`answer ${index}`));
+    });
+    const agent = newAgent();
+    expect(await (await get(agent, server.url)).text()).toBe("answer 0");
+    expect(await (await get(agent, server.url)).text()).toBe("answer 2");
+    expect(server.requests.length).toBe(3);
     expect(server.opened()).toBe(2);
   });
 
@@ -344,6 +368,15 @@ describe("connections", () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TypeError);
     expect(server.opened()).toBe(0);
+  });
+
+  test("an unused connection is closed after the idle time", async () => {
+    const server = serve((socket) => socket.write(ok("once")));
+    const agent = new Http1Agent(1);
+    agents.push(agent);
+    expect(await (await get(agent, server.url)).text()).toBe("once");
+    expect(server.closed()).toBe(0);
+    await until(() => server.closed() === 1, 4000);
   });
 
   test("an idle kept-alive connection does not keep a process alive", async () => {
