@@ -6,6 +6,7 @@ import { parseDotenv } from "./dotenv.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
+import { isHeaderValue } from "../web/header-value.ts";
 
 export interface Config {
   version: string;
@@ -168,6 +169,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     } else {
       warnings.push(missingApiKeyWarning(hermesEnvFile));
     }
+  }
+  // The key travels in the Authorization header: one that cannot (a control character, a character past U+00FF) would
+  // fail every call as "gateway unreachable", so it is refused here, where the fix is known.
+  if (apiKey && !isHeaderValue(apiKey)) {
+    const where = apiKeySource === "env" ? "HERMES_API_KEY" : `API_SERVER_KEY in ${hermesEnvFile}`;
+    problems.push(
+      `${where} holds a character an HTTP header cannot carry (a control character or a non-Latin-1 letter) — copy API_SERVER_KEY from ${hermesEnvFile} exactly`,
+    );
   }
 
   if (!isLoopbackHost(env.BIND_HOST)) {

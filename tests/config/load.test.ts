@@ -66,6 +66,19 @@ describe("loadConfig", () => {
     expect(notes.join("\n")).toContain("API_SERVER_KEY");
   });
 
+  test("a gateway key no HTTP header can carry is refused at start, with where it came from and the fix", () => {
+    const fromEnv = problemsOf({ HERMES_API_KEY: "abc\u0007def" });
+    expect(fromEnv.some((p) => p.startsWith("HERMES_API_KEY holds a character") && p.includes("API_SERVER_KEY"))).toBe(true);
+    expect(problemsOf({ HERMES_API_KEY: "key-\u20ac-0123456789" }).some((p) => p.includes("HERMES_API_KEY"))).toBe(true);
+    const h = home();
+    mkdirSync(join(h, ".hermes"));
+    writeFileSync(join(h, ".hermes", ".env"), "API_SERVER_KEY=key\u0001with-control\n");
+    const fromFile = configProblems(() => loadConfig({ env: { HOME: h }, cwd: h }));
+    expect(fromFile.some((p) => p.startsWith(`API_SERVER_KEY in ${join(h, ".hermes", ".env")} holds a character`))).toBe(true);
+    // An ordinary key, with the symbols keys carry, is fine.
+    expect(problemsOf({ HERMES_API_KEY: "sk-Abc_123.~+/=" })).toEqual([]);
+  });
+
   test("real environment beats ./.env, which beats ~/.config/hermes-mcp/env", () => {
     const h = home();
     const cwd = home();
