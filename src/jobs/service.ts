@@ -137,9 +137,9 @@ export class JobService {
       run: null,
       ended: false,
     });
-    // The gateway request is sent first (written to the gateway's socket before begin() returns) and the row written while it travels: nothing
-    // is answered before this method returns (a sync call's answer, an async job id, a task), so every answered job is
-    // stored all the same.
+    // The gateway request is started first (on a kept-alive connection it is written before begin() returns; a new
+    // connection is opened meanwhile) and the row written while it travels: nothing is answered before this method
+    // returns (a sync call's answer, an async job id, a task), so every answered job is stored all the same.
     if (startsNow) this.begin(id, true);
     try {
       store.jobs.insert({
@@ -390,8 +390,8 @@ export class JobService {
   }
 
   /**
-   * A due WAL checkpoint runs just after this turn of the event loop, while the job's gateway request travels (it was
-   * written to the socket before the job's row), so its fsync overlaps the gateway's answer instead of delaying it.
+   * A due WAL checkpoint runs just after this turn of the event loop, while the job's gateway request travels (started
+   * before the job's row was written), so its fsync overlaps the gateway's answer instead of delaying it.
    */
   private checkpointWhileItTravels(): void {
     if (this.checkpointScheduled) return;
