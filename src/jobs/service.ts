@@ -308,7 +308,8 @@ export class JobService {
     return { status, error, endReason: reason };
   }
 
-  private viewOf(id: string, row: JobRow | null): JobView {
+  /** The view of a row already read for its owner (what waitForEnd resolved with): no second read. */
+  viewOf(id: string, row: JobRow | null): JobView {
     if (!row) return unknownJobView(id, Math.round(this.options.limits.retentionMs / 3_600_000));
     const live = row.status === "running" ? this.live.get(id) : undefined;
     return jobView(row, {

@@ -33,15 +33,16 @@ export async function watchJob(
   };
   if (stopOnAbort) channel.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    await jobs.waitForEnd(jobId, owner, waitMs, channel.signal, (event) => {
+    // The row as the ending left it (or as it stands when time is up), read for this owner: answered without a second read.
+    const row = await jobs.waitForEnd(jobId, owner, waitMs, channel.signal, (event) => {
       if (event.type === "tool") channel.report(event.line);
       else if (event.type === "retry") channel.report(event.note);
     });
+    return jobs.viewOf(jobId, row);
   } finally {
     clearInterval(heartbeat);
     channel.signal.removeEventListener("abort", onAbort);
   }
-  return jobs.view(jobId, owner);
 }
 
 /** A sync hermes_ask: wait up to the budget, then hand the work over to a job instead of failing. */
