@@ -368,6 +368,8 @@ export class GatewayClient {
         } catch (error) {
           // Our own abort lands here too; chat() turns that into timeout/aborted.
           this.log.debug("gateway stream broke", { error: (error as Error).message });
+          // A body framed wrongly (a broken chunk) is the gateway answering badly, not a stream that broke off.
+          if (error instanceof MalformedAnswer) throw malformedError(response.status, progress.text);
           throw incompleteError("stream ended early", progress.text, response.status);
         }
         if (read.done) {

@@ -189,7 +189,7 @@ export class Exchange {
       const byte = bytes[at++] as number;
       if (byte !== 10) {
         if (this.line.length >= MAX_LINE_BYTES) {
-          this.fail(new Error("the gateway sent an overlong chunk line"));
+          this.fail(new MalformedAnswer("an overlong chunk line"));
           return null;
         }
         this.line.push(byte);
@@ -213,7 +213,7 @@ export class Exchange {
   }
 
   private malformedChunk(what: string): null {
-    this.fail(new Error(`the gateway sent a malformed chunked body: ${what}`));
+    this.fail(new MalformedAnswer(`a malformed chunked body: ${what}`));
     return null;
   }
 

@@ -269,7 +269,7 @@ describe("framing", () => {
     });
   }
 
-  test("a body cut short (Content-Length not reached, or a broken chunk): reading it fails", async () => {
+  test("a body cut short (Content-Length not reached, or a broken chunk): reading it fails; a broken chunk as a malformed answer", async () => {
     const short = serve((socket) => {
       socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
       socket.end();
@@ -279,7 +279,10 @@ describe("framing", () => {
     for (const server of [short, broken, overlong]) {
       const response = await get(newAgent(), server.url);
       expect(response.status).toBe(200);
-      expect(await response.text().catch((caught: unknown) => caught)).toBeInstanceOf(Error);
+      const error = await response.text().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Error);
+      // Cut short is the connection's doing; a chunk that cannot be read is the gateway's.
+      expect(error instanceof MalformedAnswer).toBe(server !== short);
     }
   });
 });
@@ -401,6 +404,22 @@ describe("through GatewayClient", () => {
     const error = await client.chat({ prompt: "hi", timeoutMs: 2000 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).kind).toBe("malformed");
+  });
+
+  test("a stream whose chunked framing breaks mid-answer is a malformed answer, with the text so far kept", async () => {
+    const frame = `data: ${JSON.stringify({ choices: [{ delta: { content: "half an answer" }, finish_reason: null }] })}\n\n`;
+    const server = serve((socket) => {
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n`,
+      );
+      // Later, once the first frame has been read: a size line that is not one.
+      setTimeout(() => socket.write("not-a-size\r\n"), 50);
+    });
+    const client = new GatewayClient({ baseUrl: server.url, apiKey: "k", model: "hermes-agent", fetch: newAgent().fetch });
+    const error = await client.chat({ prompt: "hi", timeoutMs: 2000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).kind).toBe("malformed");
+    expect((error as GatewayError).partialText).toBe("half an answer");
   });
 
   test("a gateway that stops answering mid-call: the call's deadline ends it and closes the connection", async () => {
