@@ -173,9 +173,11 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   // The key travels in the Authorization header: one that cannot (a control character, a character past U+00FF) would
   // fail every call as "gateway unreachable", so it is refused here, where the fix is known.
   if (apiKey && !isHeaderValue(apiKey)) {
-    const where = apiKeySource === "env" ? "HERMES_API_KEY" : `API_SERVER_KEY in ${hermesEnvFile}`;
+    const cannot = "holds a character an HTTP header cannot carry (a control character or a non-Latin-1 letter)";
     problems.push(
-      `${where} holds a character an HTTP header cannot carry (a control character or a non-Latin-1 letter) — copy API_SERVER_KEY from ${hermesEnvFile} exactly`,
+      apiKeySource === "env"
+        ? `HERMES_API_KEY ${cannot} — copy API_SERVER_KEY from ${hermesEnvFile} exactly`
+        : `API_SERVER_KEY in ${hermesEnvFile} ${cannot} — set it to letters, digits and symbols only, then restart the Hermes gateway so both use the new key`,
     );
   }
 

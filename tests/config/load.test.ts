@@ -75,6 +75,8 @@ describe("loadConfig", () => {
     writeFileSync(join(h, ".hermes", ".env"), "API_SERVER_KEY=key\u0001with-control\n");
     const fromFile = configProblems(() => loadConfig({ env: { HOME: h }, cwd: h }));
     expect(fromFile.some((p) => p.startsWith(`API_SERVER_KEY in ${join(h, ".hermes", ".env")} holds a character`))).toBe(true);
+    // The key's own file is not told to copy from itself: the fix is a new key, and the gateway restarted to use it.
+    expect(fromFile.some((p) => p.includes("restart the Hermes gateway") && !p.includes("copy API_SERVER_KEY"))).toBe(true);
     // An ordinary key, with the symbols keys carry, is fine.
     expect(problemsOf({ HERMES_API_KEY: "sk-Abc_123.~+/=" })).toEqual([]);
   });
