@@ -1,6 +1,7 @@
 // The idle collector: nothing without requests, one collection once quiet, none while requests keep coming or are in flight.
 import { expect, test } from "bun:test";
-import { idleCollector } from "../src/idle-collector.ts";
+import { idleCollector, QUIET_MS } from "../src/idle-collector.ts";
+import { baseEnv, freePort, makeHome, removeHome } from "./support/daemon.ts";
 
 const QUIET = 20;
 const settle = (periods: number) => Bun.sleep(QUIET * periods);
@@ -41,15 +42,16 @@ test("requests still in flight (held calls, long-polls) defer the collection unt
 });
 
 test("the collection comes one quiet period after the last request, not after the timer's second round", async () => {
-  const quiet = 100;
+  // Long enough that late timers on a busy machine cannot decide it: the check falls 150 ms from either answer.
+  const quiet = 600;
   let collections = 0;
   const collector = idleCollector({ pendingRequests: 0 }, () => collections++, quiet);
   collector.touch();
   await Bun.sleep(quiet / 2);
   collector.touch();
-  // Now 1.8 periods after the first request, 1.3 after the last: due at 1.0 after the last; a second timer round would
-  // only come at 2.0 after the first.
-  await Bun.sleep(quiet * 1.3);
+  // Now 1.75 periods after the first request, 1.25 after the last: due at 1.0 after the last (1.5 after the first); a
+  // second timer round would only come at 2.0 after the first.
+  await Bun.sleep(quiet * 1.25);
   expect(collections).toBe(1);
   collector.stop();
 });
@@ -64,8 +66,6 @@ test("stop cancels an armed collection", async () => {
 });
 
 test("a daemon gives back what start-up left once it is quiet, with no request at all to arm it", async () => {
-  const { baseEnv, freePort, makeHome, removeHome } = await import("./support/daemon.ts");
-  const { QUIET_MS } = await import("../src/idle-collector.ts");
   const home = makeHome();
   const cli = `${import.meta.dir}/../src/cli/index.ts`;
   // Started without a readiness probe: nothing but start-up itself may arm the collector.
