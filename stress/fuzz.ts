@@ -2,7 +2,7 @@
 // Usage: bun run fuzz [--requests 20000] [--seed N] [--case I (replay one case and print it)]
 import { type FuzzCase, type FuzzContext, fuzzCase } from "./fuzz-cases.ts";
 import { consentPage, PASSWORD, pkce, registerOk, STATIC_ID } from "../tests/support/oauth-flow.ts";
-import { Latencies, mib, procStats } from "./support/measure.ts";
+import { Latencies, mib, procStats, rssLimit } from "./support/measure.ts";
 import { type RawAnswer, type RawOptions, sendRaw } from "./support/raw-http.ts";
 import { freshSeed, rngFor } from "./support/rng.ts";
 import { callTool } from "./support/rpc.ts";
@@ -11,11 +11,10 @@ import { finish, main, numberFlag, startStressWorld, suspiciousLogLines, Violati
 /** Every request answered (or, for broken framing, closed) within this. */
 export const ANSWER_BOUND_MS = 10_000;
 /**
- * "Stable": no growth with the number of requests. The allocator keeps what the largest bodies needed (a high-water
- * mark reached within the first half, where the same mix already ran), so RSS after the whole run, once quiet, must
- * be within this of the highest RSS seen during the first half.
+ * RSS readings taken along the run. "Stable" memory is no growth with the number of requests: the allocator keeps what
+ * the largest bodies needed (a high-water mark reached within the first half, where the same mix already ran), so RSS
+ * after the whole run, once quiet, must be within RSS_TOLERANCE (support/measure.ts) of the first half's highest.
  */
-export const RSS_TOLERANCE = { ratio: 0.1, bytes: 16 * 1048576 };
 const CHECKPOINTS = 10;
 /** A broken or cut request may leave the server waiting for the rest: the client gives up after this (like a real one). */
 export const GIVE_UP_MS = 1000;
@@ -139,7 +138,7 @@ await main(async () => {
     if (health.status !== 200) violations.add("healthz after the fuzz", String(health.status));
     const ask = await callTool(url, ctx.token, "hermes_ask", { prompt: "still there?" });
     if (ask.data.status !== "completed") violations.add("a real call after the fuzz", ask.text.slice(0, 200));
-    const limit = plateau + Math.max(plateau * RSS_TOLERANCE.ratio, RSS_TOLERANCE.bytes);
+    const limit = rssLimit(plateau);
     if (after.rssBytes > limit)
       violations.add("RSS not stable", `${mib(after.rssBytes)} after > ${mib(limit)} allowed (first-half high ${mib(plateau)})`);
     if (after.fds > idle.fds + 4) violations.add("descriptors not stable", `${after.fds} after > ${idle.fds} before + 4`);

@@ -2,18 +2,18 @@
 // Usage: bun run soak [--clients 200] [--seconds 120] [--seed N]
 import { join } from "node:path";
 import type { SoakLoadResult, SoakLoadSpec } from "./soak-load.ts";
-import { Latencies, mib, procStats, type ProcStats } from "./support/measure.ts";
+import { Latencies, mib, procStats, type ProcStats, rssLimit, rssTrend } from "./support/measure.ts";
 import { freshSeed } from "./support/rng.ts";
 import { finish, main, numberFlag, startStressWorld, suspiciousLogLines, Violations, type StressWorld } from "./support/run.ts";
 
 /**
- * "Flat" RSS, against a tolerance of max(10%, 16 MiB): (1) no trend under load — the median of the main load's last
- * quarter of samples (every 2 s) is within it of the first quarter's; (2) after the load (its connections closed, its
- * jobs ended) RSS is within it of the highest reading of the warm-up or the load's first half (the heap keeps what the
- * load needed; a leak keeps growing past it). A single "after vs warm" reading would judge GC timing, not leaks.
+ * "Flat" RSS, against RSS_TOLERANCE (support/measure.ts): (1) no trend under load — rssTrend over the main load's
+ * samples (every 2 s), judged once each quarter holds enough of them (a run of 32 s or more); (2) after the load (its
+ * connections closed, its jobs ended) RSS is within it of the highest reading of the warm-up or the load's first half
+ * (the heap keeps what the load needed; a leak keeps growing past it). A single "after vs warm" reading would judge GC
+ * timing, not leaks. Open descriptors must stay within FD_TOLERANCE of the warmed-up count (gateway keep-alive sockets
+ * come and go).
  */
-export const RSS_TOLERANCE = { ratio: 0.1, bytes: 16 * 1048576 };
-/** …and open descriptors within this many of the warmed-up count (gateway keep-alive sockets come and go). */
 export const FD_TOLERANCE = 4;
 
 const clients = numberFlag("clients", 200);
@@ -105,20 +105,20 @@ await main(async () => {
     for (const [kind, e] of Object.entries(result.errors))
       for (let i = 0; i < e.count; i++) violations.add(`unexpected error in ${kind}`, e.examples[i] ?? "");
   }
-  const tolerance = (bytes: number): number => bytes + Math.max(bytes * RSS_TOLERANCE.ratio, RSS_TOLERANCE.bytes);
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   const underLoad = series.slice(mainFrom);
-  const quarter = Math.max(1, Math.floor(underLoad.length / 4));
-  const [early, late] = [median(underLoad.slice(0, quarter)), median(underLoad.slice(-quarter))];
-  if (underLoad.length >= 4 && late > tolerance(early))
+  const { early, late, judged: trendJudged, grows } = rssTrend(underLoad);
+  if (grows)
     violations.add(
       "RSS grows under load",
-      `median ${mib(late)} in the last quarter > ${mib(tolerance(early))} allowed (first quarter ${mib(early)})`,
+      `median ${mib(late)} in the last quarter > ${mib(rssLimit(early))} allowed (first quarter ${mib(early)})`,
     );
   const highWater = Math.max(warm.rssBytes, ...underLoad.slice(0, Math.ceil(underLoad.length / 2)));
-  const rssLimit = tolerance(highWater);
-  if (after.rssBytes > rssLimit)
-    violations.add("RSS not flat after the load", `${mib(after.rssBytes)} > ${mib(rssLimit)} allowed (first-half high ${mib(highWater)})`);
+  const afterLimit = rssLimit(highWater);
+  if (after.rssBytes > afterLimit)
+    violations.add(
+      "RSS not flat after the load",
+      `${mib(after.rssBytes)} > ${mib(afterLimit)} allowed (first-half high ${mib(highWater)})`,
+    );
   if (after.fds > warm.fds + FD_TOLERANCE)
     violations.add("open descriptors not flat", `${after.fds} after > ${warm.fds} warm + ${FD_TOLERANCE}`);
   for (const line of suspiciousLogLines(world.logs())) violations.add("suspicious daemon log line", line);
@@ -127,7 +127,7 @@ await main(async () => {
     `soak: ${clients} clients, ${seconds} s load (+${warmupSeconds} s warm-up), ${elapsed.toFixed(0)} s in all, seed ${seed}`,
     `operations: ${result?.operations ?? 0} completed and checked (${((result?.operations ?? 0) / seconds).toFixed(0)}/s)`,
     latencies.table(),
-    `daemon RSS: idle ${mib(idle.rssBytes)}, warm ${mib(warm.rssBytes)}, peak ${mib(peak)}, after ${mib(after.rssBytes)} (limit ${mib(rssLimit)}); under load median ${mib(early)} first quarter, ${mib(late)} last quarter`,
+    `daemon RSS: idle ${mib(idle.rssBytes)}, warm ${mib(warm.rssBytes)}, peak ${mib(peak)}, after ${mib(after.rssBytes)} (limit ${mib(afterLimit)}); under load median ${mib(early)} first quarter, ${mib(late)} last quarter${trendJudged ? "" : " (too short a run to judge a trend; the return after the load is still judged)"}`,
     `daemon RSS under load, every 10 s: ${underLoad
       .filter((_, i) => i % 5 === 0)
       .map((b) => (b / 1048576).toFixed(0))

@@ -15,6 +15,26 @@ export function procStats(pid: number): ProcStats {
 
 export const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
+/** How far above a baseline RSS still counts as flat (soak and fuzz): max(10 %, 16 MiB). */
+export const RSS_TOLERANCE = { ratio: 0.1, bytes: 16 * 1048576 };
+export const rssLimit = (baseline: number): number => baseline + Math.max(baseline * RSS_TOLERANCE.ratio, RSS_TOLERANCE.bytes);
+
+/** Samples each quarter of a series needs before its medians are compared. */
+export const MIN_PER_QUARTER = 4;
+
+/**
+ * The trend of RSS sampled under a steady load: the medians of its first and last quarter. Judged only with
+ * MIN_PER_QUARTER samples a quarter: over a few seconds RSS still climbs to what the load needs, and one sample is a
+ * point on the collector's sawtooth (tens of MiB high), not a trend.
+ */
+export function rssTrend(series: readonly number[]): { early: number; late: number; judged: boolean; grows: boolean } {
+  const quarter = Math.max(1, Math.floor(series.length / 4));
+  const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const [early, late] = [median(series.slice(0, quarter)), median(series.slice(-quarter))];
+  const judged = quarter >= MIN_PER_QUARTER;
+  return { early, late, judged, grows: judged && late > rssLimit(early) };
+}
+
 /** Latency samples in ms, summarised as count and p50/p90/p99/max. */
 export class Latencies {
   private readonly samples = new Map<string, number[]>();

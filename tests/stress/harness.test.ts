@@ -1,7 +1,8 @@
-// The stress harness itself: seeded cases replay byte for byte, and the raw sender tells an answer, a 1xx step, a silent close and a hang apart.
+// The stress harness itself: seeded cases replay byte for byte, the raw sender tells an answer, a 1xx step, a silent close and a hang apart, and RSS trends are judged only on enough samples.
 import { afterAll, describe, expect, test } from "bun:test";
 import { type FuzzContext, fuzzCase } from "../../stress/fuzz-cases.ts";
 import { sendRaw } from "../../stress/support/raw-http.ts";
+import { MIN_PER_QUARTER, rssLimit, rssTrend } from "../../stress/support/measure.ts";
 import { rngFor } from "../../stress/support/rng.ts";
 
 const ctx: FuzzContext = {
@@ -57,5 +58,29 @@ describe("raw sender", () => {
     expect(await send("/close")).toMatchObject({ status: null, closed: true, timedOut: false, gaveUp: false });
     expect(await send("/hang")).toMatchObject({ status: null, timedOut: true, gaveUp: false });
     expect(await send("/hang", 100)).toMatchObject({ status: null, timedOut: false, gaveUp: true });
+  });
+});
+
+describe("RSS trend under load", () => {
+  const MiB = 1048576;
+  test("a short run climbing to what the load needs is not judged a trend (the CI soak's 8 s gave four samples)", () => {
+    const trend = rssTrend([112, 118, 125, 132].map((m) => m * MiB));
+    expect(trend.judged).toBe(false);
+    expect(trend.grows).toBe(false);
+  });
+
+  test("with enough samples, a garbage collector's sawtooth is flat and a steady climb grows", () => {
+    const quarters = 4 * MIN_PER_QUARTER;
+    const sawtooth = Array.from({ length: quarters }, (_, i) => (i % 2 === 0 ? 120 : 160) * MiB);
+    expect(rssTrend(sawtooth)).toMatchObject({ judged: true, grows: false });
+    const climb = Array.from({ length: quarters }, (_, i) => (120 + i * 5) * MiB);
+    const trend = rssTrend(climb);
+    expect(trend).toMatchObject({ judged: true, grows: true });
+    expect(trend.late).toBeGreaterThan(rssLimit(trend.early));
+  });
+
+  test("the tolerance is 10 %, at least 16 MiB", () => {
+    expect(rssLimit(100 * MiB)).toBe(116 * MiB);
+    expect(rssLimit(400 * MiB)).toBe(440 * MiB);
   });
 });
