@@ -1,11 +1,13 @@
 // Memory and start-up of the compiled binary: size, exec → /healthz, idle RSS, 1,000 pending sync calls, 10k stored jobs and 1k clients, after load.
 import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import { QUIET_MS } from "../src/idle-collector.ts";
 import { runLoad } from "./load.ts";
 import type { Row } from "./report.ts";
-import { MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
+import { buildFeaturesFloor, MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
 
 const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -72,6 +74,8 @@ export async function measureMemory(
     HERMES_MCP_MAX_QUEUED_JOBS: "10000",
     HERMES_MCP_MAX_STORED_JOBS: "100000",
   };
+  const features = await featuresFloorIdle(gateway.url);
+  notes.push(`idle RSS of the runtime features alone (bench/baselines/features-floor.ts): ${features.parts}`);
   const daemon = await startBinary(binary, home, env);
   try {
     await Bun.sleep(IDLE_WAIT_MS);
@@ -80,8 +84,8 @@ export async function measureMemory(
     rows.push({
       metric: "compiled binary: idle RSS (MiB)",
       ours: MiB(idle),
-      baseline: "—",
-      ratio: "—",
+      baseline: `the runtime features serve uses, none of its code: ${MiB(features.idle)}`,
+      ratio: `×${(idle / features.idle).toFixed(2)}`,
       target: "≤ 45 MiB",
       met: idle <= 45,
     });
@@ -157,6 +161,27 @@ export async function measureMemory(
     met: fullIdle <= emptyIdle * 1.1,
   });
   return { rows, notes };
+}
+
+/**
+ * Idle RSS of bench/baselines/features-floor.ts compiled with the release flags and started like the daemon (FTL off
+ * as `serve` turns it off): what Bun, zod, Hono, SQLite and the rest cost before any of our code. Freshly built, as
+ * the daemon's binary is, so the page cache holds both alike.
+ */
+async function featuresFloorIdle(gatewayUrl: string): Promise<{ idle: number; parts: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
+  try {
+    const floor = await startBinary(await buildFeaturesFloor(dir), join(dir, "home"), {
+      BENCH_GATEWAY_URL: gatewayUrl,
+      BUN_JSC_useFTLJIT: "0",
+    });
+    await Bun.sleep(IDLE_WAIT_MS);
+    const measured = { idle: rssMiB(floor.pid), parts: rssParts(floor.pid) };
+    await floor.stop();
+    return measured;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

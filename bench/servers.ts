@@ -1,6 +1,7 @@
-// Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floor, the SDK's Node + Express peer.
+// Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floors (one with the runtime features serve uses), the SDK's Node + Express peer.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BUILD_FLAGS } from "../scripts/build-flags.ts";
 import { freePort } from "../tests/support/daemon.ts";
 
 export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
@@ -93,6 +94,16 @@ export async function startHoldingFloor(): Promise<Running> {
     } });
     console.log("LISTENING " + server.port);`;
   return spawnListening([process.execPath, "-e", code], {});
+}
+
+/** Compiles bench/baselines/features-floor.ts with the release build's flags into `dir`: the idle-RSS floor, started with startBinary. */
+export async function buildFeaturesFloor(dir: string): Promise<string> {
+  const binary = join(dir, "features-floor");
+  const source = join(import.meta.dir, "baselines", "features-floor.ts");
+  const build = Bun.spawn([process.execPath, "build", ...BUILD_FLAGS, source, "--outfile", binary], { stdout: "ignore", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
+  if (code !== 0) throw new Error(`building ${source} failed:\n${stderr}`);
+  return binary;
 }
 
 /** The Node peer: the MCP SDK's canonical stateless Node + Express server answering the same structured result. */

@@ -3,24 +3,11 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { BUILD_FLAGS } from "./build-flags.ts";
 import { hostTarget, RELEASE_TARGETS, type ReleaseTarget } from "./targets.ts";
 import { renderPackagedUnits } from "../src/cli/service-units.ts";
 
 const ROOT = join(import.meta.dir, "..");
-/**
- * The flags of every build: bytecode for fast start-up; no `.env` or `bunfig.toml` read from wherever the binary is
- * started; a JIT 50× more reluctant while it starts (start-up code runs once: compiling it only costs memory — the
- * daemon calls Bun.unsafe.setJITPolicy(1) once it serves).
- */
-const FLAGS = [
-  "--compile",
-  "--minify",
-  "--bytecode",
-  "--format=esm",
-  "--no-compile-autoload-dotenv",
-  "--no-compile-autoload-bunfig",
-  "--compile-jit-policy=50",
-];
 /** Which functions a served session runs, recorded by `bun run build:profile`: laid out together, fewer pages touched. */
 const BYTECODE_ORDER = join(ROOT, "packaging", "bytecode-order.txt");
 
@@ -57,7 +44,7 @@ async function build(target: ReleaseTarget, outfile: string, buildCommit: string
   // A profile from an older build still applies (Bun's docs), and to every target: it names functions, not addresses.
   const order = !values["no-bytecode-order"] && existsSync(BYTECODE_ORDER) ? [`--bytecode-order=${BYTECODE_ORDER}`] : [];
   const proc = Bun.spawn(
-    [process.execPath, "build", ...FLAGS, ...order, `--target=${target.bunTarget}`, ...defines, "src/cli/index.ts", "--outfile", outfile],
+    [process.execPath, "build", ...BUILD_FLAGS, ...order, `--target=${target.bunTarget}`, ...defines, "src/cli/index.ts", "--outfile", outfile],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
   const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);

@@ -1,0 +1,40 @@
+// The idle-RSS floor (bench/baselines/features-floor.ts) builds with the release flags and does the steps it claims to, as `serve` would be started.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildFeaturesFloor, rssMiB, startBinary } from "../../bench/servers.ts";
+import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
+
+let dir: string;
+let gateway: FakeGateway;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "hermes-mcp-floor-test-"));
+  gateway = await startFakeGateway();
+});
+
+afterAll(async () => {
+  await gateway.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("compiles, serves /healthz from Hono, keeps its WAL database and lock, asks the gateway once, and stops on SIGTERM", async () => {
+  const binary = await buildFeaturesFloor(dir);
+  const home = join(dir, "home");
+  const healthBefore = gateway.requests.filter((r) => r.path === "/health").length;
+  const floor = await startBinary(binary, home, { BENCH_GATEWAY_URL: gateway.url, BUN_JSC_useFTLJIT: "0" });
+  try {
+    const health = await fetch(`${floor.url}/healthz`);
+    expect(health.status).toBe(200);
+    // The probe's hash (43 base64url characters) went into SQLite and came back out through a prepared statement.
+    expect(await health.json()).toEqual({ status: "ok", probe: 43 });
+    expect(existsSync(join(home, "floor-data", "floor.db-wal"))).toBe(true);
+    expect(existsSync(join(home, "floor-data", "holder.json"))).toBe(true);
+    for (let i = 0; i < 200 && gateway.requests.filter((r) => r.path === "/health").length === healthBefore; i++) await Bun.sleep(10);
+    expect(gateway.requests.filter((r) => r.path === "/health").length).toBe(healthBefore + 1);
+    expect(rssMiB(floor.pid)).toBeGreaterThan(0);
+  } finally {
+    await floor.stop();
+  }
+}, 60_000);
