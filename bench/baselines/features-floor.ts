@@ -27,6 +27,7 @@ function serve(): Promise<never> {
   const log = Bun.stderr.writer();
   const dir = join(env.HOME, "floor-data");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // As the daemon looks for its .env files: the bench's fresh HOME has none, so neither reads one.
   if (existsSync(join(dir, ".env"))) readFileSync(join(dir, ".env"), "utf8");
 
   const lock = new Database(join(dir, "floor.db.lock"), { create: true });
