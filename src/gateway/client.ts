@@ -5,6 +5,7 @@ import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
 import { MalformedAnswer } from "./http1-response.ts";
 import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
+import { errorFieldSchema, type HermesFacts, hermesSchema, readStreamChunk, type Usage, usageSchema } from "./stream-chunk.ts";
 import {
   firstCode,
   gatewayCallId,
@@ -64,26 +65,7 @@ const SESSION_HEADER = "X-Hermes-Session-Id";
 const MAX_LABEL_CHARS = 200;
 const MAX_EMOJI_CHARS = 8;
 
-// ---- what comes off the wire --------------------------------------------------------------------------------------
-
-const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() });
-/** Extra facts on incomplete runs; a wrongly shaped one is ignored rather than failing the turn. */
-const hermesSchema = z.object({ completed: z.boolean().nullish(), error_code: z.string().nullish() });
-const errorFieldSchema = z.object({ code: z.unknown() });
-
-const streamChunkSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        delta: z.object({ content: z.string().nullish() }).nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: usageSchema.nullish().catch(null),
-  hermes: hermesSchema.nullish().catch(null),
-  error: errorFieldSchema.nullish().catch(null),
-});
+// ---- what comes off the wire (each streamed chunk: stream-chunk.ts) ------------------------------------------------
 
 const completionSchema = z.object({
   choices: z
@@ -113,9 +95,6 @@ const errorEnvelopeSchema = z.object({
 
 const healthSchema = z.object({ version: z.string().nullish().catch(null) });
 const modelsSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
-
-type Usage = z.infer<typeof usageSchema>;
-type HermesFacts = z.infer<typeof hermesSchema>;
 
 // ---- one call's deadline and cancellation ---------------------------------------------------------------------------
 
@@ -341,12 +320,12 @@ export class GatewayClient {
         final.done = true;
         return;
       }
-      const chunk = streamChunkSchema.safeParse(parseJson(message.data));
-      if (!chunk.success) {
+      const chunk = readStreamChunk(parseJson(message.data));
+      if (chunk === null) {
         this.log.debug("gateway sent an unreadable stream chunk", { body: truncate(message.data) });
         throw malformedError(response.status, progress.text);
       }
-      for (const choice of chunk.data.choices ?? []) {
+      for (const choice of chunk.choices) {
         const delta = choice.delta?.content;
         if (delta) {
           progress.text += delta;
@@ -354,9 +333,9 @@ export class GatewayClient {
         }
         if (choice.finish_reason) final.finishReason = choice.finish_reason;
       }
-      if (chunk.data.usage) final.usage = chunk.data.usage;
-      if (chunk.data.hermes) final.hermes = chunk.data.hermes;
-      const code = chunk.data.error?.code;
+      if (chunk.usage) final.usage = chunk.usage;
+      if (chunk.hermes) final.hermes = chunk.hermes;
+      const code = chunk.error?.code;
       if (typeof code === "string" && code) final.errorCode = code;
     };
 
