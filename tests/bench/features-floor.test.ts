@@ -37,4 +37,6 @@ test("compiles, serves /healthz from Hono, keeps its WAL database and lock, asks
   } finally {
     await floor.stop();
   }
+  // stop() sent SIGTERM and waited for the exit: the process is gone (signal 0 only asks whether it exists).
+  expect(() => process.kill(floor.pid, 0)).toThrow();
 }, 60_000);
