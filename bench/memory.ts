@@ -149,10 +149,7 @@ export async function measureMemory(
     met: null,
   });
   seed(dbOf(seeded.home));
-  const full = await startBinary(binary, seeded.home, env);
-  await Bun.sleep(IDLE_WAIT_MS);
-  const fullIdle = rssMiB(full.pid);
-  await full.stop();
+  const fullIdle = (await idleReading(binary, seeded.home, env)).idle;
   rows.push({
     metric: "compiled binary: idle RSS with 10k jobs + 1k clients stored (MiB)",
     ours: MiB(fullIdle),
@@ -170,14 +167,11 @@ export async function measureMemory(
     notes.push(`idle RSS after a start from disk: not measured (${typeof dropped === "string" ? dropped : features.fromDisk})`);
     return { rows, notes };
   }
-  const cold = await newHome();
-  const fromDisk = await startBinary(binary, cold.home, env);
-  await Bun.sleep(IDLE_WAIT_MS);
-  const coldIdle = rssMiB(fromDisk.pid);
+  const cold = await idleReading(binary, (await newHome()).home, env);
+  const coldIdle = cold.idle;
   notes.push(
-    `idle RSS after a start from disk: ${rssParts(fromDisk.pid)} (the page cache held ${MiB(dropped.beforeMiB)} MiB of the binary, then ${MiB(dropped.afterMiB)})`,
+    `idle RSS after a start from disk: ${cold.parts} (the page cache held ${MiB(dropped.beforeMiB)} MiB of the binary, then ${MiB(dropped.afterMiB)})`,
   );
-  await fromDisk.stop();
   rows.push({
     metric: "compiled binary: idle RSS started from disk, as after a reboot (MiB)",
     ours: MiB(coldIdle),
@@ -187,6 +181,17 @@ export async function measureMemory(
     met: coldIdle <= 45,
   });
   return { rows, notes };
+}
+
+/** Starts `binary` in `home`, waits as every idle reading waits, reads its RSS and stops it. */
+async function idleReading(binary: string, home: string, env: Record<string, string>): Promise<{ idle: number; parts: string }> {
+  const running = await startBinary(binary, home, env);
+  try {
+    await Bun.sleep(IDLE_WAIT_MS);
+    return { idle: rssMiB(running.pid), parts: rssParts(running.pid) };
+  } finally {
+    await running.stop();
+  }
 }
 
 /**
@@ -199,16 +204,13 @@ async function featuresFloorIdle(gatewayUrl: string): Promise<{ idle: number; pa
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
   try {
     const binary = await buildFeaturesFloor(dir);
-    const idleOf = async (home: string): Promise<{ idle: number; parts: string }> => {
-      const floor = await startBinary(binary, join(dir, home), { BENCH_GATEWAY_URL: gatewayUrl, BUN_JSC_useFTLJIT: "0" });
-      await Bun.sleep(IDLE_WAIT_MS);
-      const measured = { idle: rssMiB(floor.pid), parts: rssParts(floor.pid) };
-      await floor.stop();
-      return measured;
-    };
-    const fresh = await idleOf("home");
+    const env = { BENCH_GATEWAY_URL: gatewayUrl, BUN_JSC_useFTLJIT: "0" };
+    const fresh = await idleReading(binary, join(dir, "home"), env);
     const dropped = dropFromPageCache(binary);
-    return { ...fresh, fromDisk: typeof dropped === "string" ? dropped : (await idleOf("home-from-disk")).idle };
+    return {
+      ...fresh,
+      fromDisk: typeof dropped === "string" ? dropped : (await idleReading(binary, join(dir, "home-from-disk"), env)).idle,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
