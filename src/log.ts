@@ -81,24 +81,30 @@ function textValue(value: string | number | boolean | null | undefined): string 
 }
 
 /**
- * Lines to stderr, gathered in memory and handed to the stream every 50 ms, at 64 KiB, at exit, and at once for a
- * warning or error: Bun's stream writer makes one write(2) per call, and a system call per request cost a fifth of the
- * hot path's throughput. At most 50 ms of INFO lines can be lost to a kill -9.
+ * Lines to stderr, gathered in memory and handed to the stream 50 ms after the first one waiting, at 64 KiB, at exit,
+ * and at once for a warning or error: Bun's stream writer makes one write(2) per call, and a system call per request
+ * cost a fifth of the hot path's throughput. At most 50 ms of INFO lines can be lost to a kill -9. The timer runs only
+ * while lines wait: an idle daemon is not woken 20 times a second to find nothing to write.
  */
 function bufferedStderr(): (line: string, urgent: boolean) => void {
   const sink = Bun.stderr.writer();
   let pending = "";
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
     if (pending === "") return;
     sink.write(pending);
     pending = "";
     sink.flush();
   };
-  const timer = setInterval(flush, 50);
-  timer.unref?.();
   process.on("exit", flush);
   return (line, urgent) => {
     pending += `${line}\n`;
     if (urgent || pending.length >= 65_536) flush();
+    else if (!timer) {
+      timer = setTimeout(flush, 50);
+      timer.unref?.();
+    }
   };
 }

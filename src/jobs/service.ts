@@ -73,6 +73,9 @@ export class JobService {
   private readonly now: () => number;
   private readonly caps: StoredJobCaps;
   private timers: ReturnType<typeof setInterval>[] = [];
+  /** The outside-endings probe: runs only while this process has live jobs (there is nothing to interrupt otherwise). */
+  private probe: ReturnType<typeof setInterval> | null = null;
+  private started = false;
   private seenDataVersion = 0;
   private closed = false;
 
@@ -85,7 +88,10 @@ export class JobService {
     this.caps = { perPrincipal: options.limits.maxStored, total: options.limits.maxStoredTotal ?? options.limits.maxStored * 10 };
   }
 
-  /** Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, and starts the reaper and the outside-endings probe. */
+  /**
+   * Marks jobs left active by a dead process as failed (never re-run), reaps expired ones, starts the reaper, and lets
+   * the outside-endings probe run whenever jobs are live.
+   */
   start(): { recovered: string[]; reaped: number } {
     const recovered = this.options.store.jobs.failAbandoned(this.now(), RESTART_ERROR);
     if (recovered.length > 0)
@@ -93,11 +99,10 @@ export class JobService {
     const reaped = this.reap();
     this.seenDataVersion = this.options.store.dataVersion();
     const every = Math.min(10 * 60_000, Math.max(1000, this.options.limits.retentionMs / 24));
-    this.timers = [
-      setInterval(() => this.reap(), every),
-      setInterval(() => this.noticeOutsideEndings(), this.options.outsideEndingsEveryMs ?? 500),
-    ];
+    this.timers = [setInterval(() => this.reap(), every)];
     for (const timer of this.timers) timer.unref?.();
+    this.started = true;
+    if (this.live.size > 0) this.watchOutsideEndings();
     return { recovered, reaped };
   }
 
@@ -157,6 +162,8 @@ export class JobService {
       throw error;
     }
     if (startsNow) this.checkpointWhileItTravels();
+    // (After the request is on its way: a live job is what the probe watches.)
+    this.watchOutsideEndings();
     this.options.log.info("job accepted", {
       job: id,
       client: request.principal,
@@ -278,6 +285,7 @@ export class JobService {
   async shutdown(graceMs = 5000): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    this.stopWatchingOutsideEndings();
     const runs = [...this.live.values()].map((live) => live.run).filter((run): run is Promise<void> => run !== null);
     for (const id of [...this.live.keys()]) this.stop(id, "shutdown", null);
     await Promise.race([Promise.allSettled(runs), Bun.sleep(graceMs)]);
@@ -336,6 +344,18 @@ export class JobService {
       this.finish(id, this.stopEnding("owner_cancelled", live.mode));
       this.abortLive(id);
     }
+  }
+
+  /** Starts the probe when the first job goes live (an idle daemon reads nothing every 500 ms). */
+  private watchOutsideEndings(): void {
+    if (!this.started || this.closed || this.probe) return;
+    this.probe = setInterval(() => this.noticeOutsideEndings(), this.options.outsideEndingsEveryMs ?? 500);
+    this.probe.unref?.();
+  }
+
+  private stopWatchingOutsideEndings(): void {
+    if (this.probe) clearInterval(this.probe);
+    this.probe = null;
   }
 
   private deadlineMs(mode: "sync" | "async"): number {
@@ -437,5 +457,6 @@ export class JobService {
     this.live.delete(id);
     const next = this.queue.release(id);
     if (next !== null) this.begin(next);
+    if (this.live.size === 0) this.stopWatchingOutsideEndings();
   }
 }

@@ -85,3 +85,33 @@ describe("log injection", () => {
     expect(lines[0]).toEndWith('http a="x\\u202ey" b="c:\\\\u202e" c=plain');
   });
 });
+
+describe("the buffered stderr writer", () => {
+  test("INFO lines reach stderr within about 50 ms, a batch after a quiet spell too, without the process exiting", async () => {
+    // A child that logs, goes quiet, logs again, then stays alive: each line must arrive while it still runs.
+    const script = `
+      import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
+      const log = createLogger("INFO", "text");
+      log.info("first batch");
+      await Bun.sleep(300);
+      log.info("second batch");
+      await Bun.sleep(30_000);`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
+    const reader = child.stderr.getReader();
+    let text = "";
+    const started = performance.now();
+    try {
+      while (!text.includes("second batch") && performance.now() - started < 10_000) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+    } finally {
+      child.kill("SIGKILL");
+      await child.exited;
+    }
+    expect(text).toContain("first batch");
+    expect(text).toContain("second batch");
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});

@@ -333,4 +333,23 @@ describe("JobService: every ending is written once and announced once", () => {
     await Bun.sleep(10);
     expect(jobs.activeCount).toBe(0);
   });
+
+  test("after an idle spell (no probe running), a job that goes live is watched again: a CLI cancel still interrupts it", async () => {
+    const { jobs, gateway, path } = setup();
+    const first = ask(jobs, "first");
+    gateway.calls[0]?.resolve({ text: "done", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(first.id, "pat:test", 2000)).toMatchObject({ status: "completed" });
+    // Several probe periods with nothing live (the probe stops with the last live job).
+    await Bun.sleep(100);
+    const cli = openStore(path);
+    try {
+      const second = ask(jobs, "second");
+      const waiting = jobs.waitForEnd(second.id, "pat:test", 5000);
+      expect(cancelStoredJob(cli, second.id.slice(0, 8)).cancelled).toBe(true);
+      expect(await waiting).toMatchObject({ status: "cancelled", end_reason: "owner_cancelled" });
+    } finally {
+      cli.close();
+    }
+    expect(gateway.calls[1]?.aborted).toBe(true);
+  });
 });
