@@ -20,6 +20,8 @@ export class Exchange {
   private chunkState: "size" | "data" | "data-crlf" | "trailers" = "size";
   private chunkRemaining = 0;
   private line: number[] = [];
+  /** Body bytes of the current socket read, handed to the stream together when the read is parsed. */
+  private pieces: Uint8Array[] = [];
   private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   private keepAlive = true;
   /** Bytes seen from the server at all: a reused connection that closes before any is safe to retry. */
@@ -45,6 +47,7 @@ export class Exchange {
     while (rest && rest.length > 0 && !this.done) {
       rest = this.framing === null ? this.feedHead(rest) : this.feedBody(rest);
     }
+    this.deliver();
     // Anything after the end of the answer was never asked for: the connection is not trusted with another request.
     if (rest && rest.length > 0) this.keepAlive = false;
     if (this.done) this.report(this.keepAlive);
@@ -71,6 +74,8 @@ export class Exchange {
       this.settled = true;
       this.reject(reason);
     } else {
+      // What arrived before the fault reaches a reader already waiting, as it would have without the gathering.
+      this.deliver();
       try {
         this.controller?.error(reason);
       } catch {
@@ -218,12 +223,24 @@ export class Exchange {
   }
 
   private push(bytes: Uint8Array): void {
+    if (bytes.length > 0) this.pieces.push(bytes);
+  }
+
+  /**
+   * One socket read's body bytes go to the stream as one chunk, however many HTTP chunks carried them: a gateway's
+   * last packet (the final delta, the finish chunk, [DONE]) is then one read for the consumer, not three.
+   */
+  private deliver(): void {
+    const pieces = this.pieces;
+    if (pieces.length === 0) return;
+    this.pieces = [];
     // The socket's buffer is not ours to keep: the stream gets a copy.
-    if (bytes.length > 0) this.controller?.enqueue(bytes.slice());
+    this.controller?.enqueue(pieces.length === 1 ? (pieces[0] as Uint8Array).slice() : Buffer.concat(pieces));
   }
 
   private end(): void {
     if (this.done) return;
+    this.deliver();
     this.done = true;
     try {
       this.controller?.close();

@@ -194,6 +194,38 @@ describe("framing", () => {
     expect(server.opened()).toBe(1);
   });
 
+  test("the HTTP chunks of one socket read reach the reader as one read (a gateway's last packet is read once, not per chunk)", async () => {
+    let finish: () => void = () => {};
+    const server = serve((socket) => {
+      // Head first, then the body's chunks in a single write, the way a gateway's last packet comes.
+      socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+      finish = () => {
+        socket.write('d\r\ndata: delta\n\n\r\n14\r\ndata: {"finish":1}\n\n\r\ne\r\ndata: [DONE]\n\n\r\n0\r\n\r\n');
+      };
+    });
+    const response = await get(newAgent(), server.url);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const pending = reader.read();
+    finish();
+    const first = await pending;
+    expect(new TextDecoder().decode(first.value)).toBe('data: delta\n\ndata: {"finish":1}\n\ndata: [DONE]\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  test("a chunk that breaks in the same read as good ones: a reader already waiting gets the good bytes, then the fault", async () => {
+    let more: () => void = () => {};
+    const server = serve((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+      more = () => socket.write("5\r\nhello\r\nzz\r\n");
+    });
+    const response = await get(newAgent(), server.url);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const pending = reader.read();
+    more();
+    expect(new TextDecoder().decode((await pending).value)).toBe("hello");
+    expect(await reader.read().catch((caught: unknown) => caught)).toBeInstanceOf(MalformedAnswer);
+  });
+
   test("Content-Length bodies: one connection carries request after request", async () => {
     const server = serve((socket, _request, index) => socket.write(ok(`answer ${index}`)));
     const agent = newAgent();
