@@ -8,7 +8,16 @@ import { QUIET_MS } from "../src/idle-collector.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import type { Row } from "./report.ts";
-import { buildFeaturesFloor, MCP_HEADERS, rssMiB, rssParts, type Running, startBinary, startHoldingFloor } from "./servers.ts";
+import {
+  buildFeaturesFloor,
+  idleActivity,
+  MCP_HEADERS,
+  rssMiB,
+  rssParts,
+  type Running,
+  startBinary,
+  startHoldingFloor,
+} from "./servers.ts";
 
 const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -97,6 +106,7 @@ export async function measureMemory(
     const { peak, after, reached } = await loadThenIdle(daemon, token, options, () => live.get()?.n ?? 0);
     const pending = live.get()?.n ?? 0;
     db.close();
+    const activity = await idleActivity(daemon.pid);
     gateway.setBehavior({ directives: "" });
     rows.push({
       metric: `compiled binary: RSS with ${reached} pending sync calls (peak MiB)`,
@@ -111,7 +121,9 @@ export async function measureMemory(
     const floor = await startHoldingFloor();
     await Bun.sleep(IDLE_WAIT_MS);
     const floorIdle = rssMiB(floor.pid);
-    const floorLoad = await loadThenIdle(floor, token, options, null).finally(() => floor.stop());
+    const floorLoad = await loadThenIdle(floor, token, options, null)
+      .then(async (load) => ({ ...load, activity: await idleActivity(floor.pid) }))
+      .finally(() => floor.stop());
     rows.push({
       metric: "compiled binary: idle RSS after that load (MiB)",
       ours: MiB(after),
@@ -119,6 +131,14 @@ export async function measureMemory(
       ratio: `×${(after / idle).toFixed(2)}`,
       target: "≤ ×1.10 of idle",
       met: after <= idle * 1.1,
+    });
+    rows.push({
+      metric: "compiled binary: idle after that load, wake-ups per second (all threads)",
+      ours: activity.wakeups.toFixed(1),
+      baseline: `bare Bun.serve ${floorLoad.activity.wakeups.toFixed(1)}; CPU ${activity.cpuMs.toFixed(1)} ms/s (bare Bun.serve ${floorLoad.activity.cpuMs.toFixed(1)})`,
+      ratio: "—",
+      target: "reported",
+      met: null,
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(

@@ -1,5 +1,5 @@
 // Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floors (one with the runtime features serve uses), the SDK's Node + Express peer.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_FLAGS } from "../scripts/build-flags.ts";
 import { freePort } from "../tests/support/daemon.ts";
@@ -13,6 +13,33 @@ export function rssParts(pid: number): string {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field: string): string => (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
   return `anonymous ${kib("RssAnon")} MiB + file-backed ${kib("RssFile")} MiB`;
+}
+
+/**
+ * What an idle process costs the machine, over `ms`: wake-ups (voluntary context switches of all its threads: each is
+ * a sleep the kernel had to end) and CPU time, both per second. /proc counts CPU in USER_HZ ticks, 100 a second on Linux.
+ */
+export async function idleActivity(pid: number, ms = 5000): Promise<{ wakeups: number; cpuMs: number }> {
+  const read = (): { switches: number; ticks: number } => {
+    let switches = 0;
+    let ticks = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
+        switches += Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    return { switches, ticks };
+  };
+  const before = read();
+  await Bun.sleep(ms);
+  const after = read();
+  const seconds = ms / 1000;
+  return { wakeups: (after.switches - before.switches) / seconds, cpuMs: ((after.ticks - before.ticks) * 10) / seconds };
 }
 
 export interface Running {

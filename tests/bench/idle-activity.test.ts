@@ -1,0 +1,24 @@
+// bench/servers.ts idleActivity counts what an idle process costs: a process woken by a timer is told apart from one asleep.
+import { expect, test } from "bun:test";
+import { idleActivity } from "../../bench/servers.ts";
+
+test.skipIf(process.platform !== "linux")(
+  "a process with a 50 ms timer wakes about 20 times a second; a sleeping one almost never",
+  async () => {
+    const ticking = Bun.spawn([process.execPath, "-e", "setInterval(() => {}, 50); await Bun.sleep(60_000);"], { stdout: "ignore" });
+    const asleep = Bun.spawn(["sleep", "60"], { stdout: "ignore" });
+    try {
+      await Bun.sleep(500);
+      const [busy, quiet] = await Promise.all([idleActivity(ticking.pid, 2000), idleActivity(asleep.pid, 2000)]);
+      // (Loose bounds: a loaded CI machine delays timers, it does not add wake-ups to a sleeping process.)
+      expect(busy.wakeups).toBeGreaterThan(10);
+      expect(busy.wakeups).toBeLessThan(200);
+      expect(quiet.wakeups).toBeLessThan(2);
+      expect(quiet.cpuMs).toBeLessThan(5);
+    } finally {
+      ticking.kill("SIGKILL");
+      asleep.kill("SIGKILL");
+      await Promise.all([ticking.exited, asleep.exited]);
+    }
+  },
+);
