@@ -17,29 +17,29 @@ export function rssParts(pid: number): string {
 
 /**
  * What an idle process costs the machine, over `ms`: wake-ups (voluntary context switches of all its threads: each is
- * a sleep the kernel had to end) and CPU time, both per second. /proc counts CPU in USER_HZ ticks, 100 a second on Linux.
+ * a sleep the kernel had to end) and CPU time, both per second. CPU comes from each thread's schedstat, in nanoseconds
+ * (stat's 10 ms ticks would read an idle process as 0.0 whether it used nothing or 1.9 ms a second).
  */
 export async function idleActivity(pid: number, ms = 5000): Promise<{ wakeups: number; cpuMs: number }> {
-  const read = (): { switches: number; ticks: number } => {
+  const read = (): { switches: number; cpuNs: number } => {
     let switches = 0;
-    let ticks = 0;
+    let cpuNs = 0;
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       try {
         const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
         switches += Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-        const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-        ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+        cpuNs += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0);
       } catch {
         // A thread that ended between the listing and the read.
       }
     }
-    return { switches, ticks };
+    return { switches, cpuNs };
   };
   const before = read();
   await Bun.sleep(ms);
   const after = read();
   const seconds = ms / 1000;
-  return { wakeups: (after.switches - before.switches) / seconds, cpuMs: ((after.ticks - before.ticks) * 10) / seconds };
+  return { wakeups: (after.switches - before.switches) / seconds, cpuMs: (after.cpuNs - before.cpuNs) / 1e6 / seconds };
 }
 
 export interface Running {
