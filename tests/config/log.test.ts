@@ -87,7 +87,7 @@ describe("log injection", () => {
 });
 
 describe("the buffered stderr writer", () => {
-  test("INFO lines reach stderr within about 50 ms, a batch after a quiet spell too, without the process exiting", async () => {
+  test("INFO lines reach stderr while the process runs, a batch after a quiet spell too (the flush timer arms again)", async () => {
     // A child that logs, goes quiet, logs again, then stays alive: each line must arrive while it still runs.
     const script = `
       import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
