@@ -59,7 +59,8 @@ export async function measureLatency(daemonUrl: string, token: string, gateway: 
     const proxyAdded = percentile(proxied, p) - percentile(direct, p);
     rows.push({
       metric: `sync hermes_ask added latency p${p} (ms)`,
-      ours: added.toFixed(2),
+      // Three decimals: the verdict is on the exact figure, and 0.503 printed as "0.50 … NO" reads as a contradiction.
+      ours: added.toFixed(3),
       baseline: `gateway direct ${percentile(direct, p).toFixed(2)}, via hermes-mcp ${percentile(bridged, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)}`,
       ratio: "—",
       target: `≤ ${target} ms`,
