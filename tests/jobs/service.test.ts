@@ -352,4 +352,24 @@ describe("JobService: every ending is written once and announced once", () => {
     }
     expect(gateway.calls[1]?.aborted).toBe(true);
   });
+
+  test("with no live job the database is not probed for outside endings; with one it is, every period", async () => {
+    const { jobs, gateway, store } = setup();
+    let probes = 0;
+    const dataVersion = store.dataVersion;
+    store.dataVersion = () => {
+      probes++;
+      return dataVersion();
+    };
+    const first = ask(jobs, "first");
+    gateway.calls[0]?.resolve({ text: "done", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(first.id, "pat:test", 2000);
+    probes = 0;
+    // Seven probe periods (20 ms) with nothing live: an idle daemon reads nothing.
+    await Bun.sleep(150);
+    expect(probes).toBe(0);
+    ask(jobs, "second");
+    await Bun.sleep(150);
+    expect(probes).toBeGreaterThanOrEqual(3);
+  });
 });
