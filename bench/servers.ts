@@ -59,7 +59,7 @@ export async function startBinary(
 ): Promise<Running & { startMs: number }> {
   const port = freePort();
   const started = performance.now();
-  const proc = Bun.spawn(process.env.NOSERVE ? [binary] : [binary, "serve"], {
+  const proc = Bun.spawn([binary, "serve"], {
     env: {
       HOME: home,
       XDG_CONFIG_HOME: join(home, ".config"),
