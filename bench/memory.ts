@@ -8,6 +8,7 @@ import { QUIET_MS } from "../src/idle-collector.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import type { Row } from "./report.ts";
+import { benchSetting } from "./settings.ts";
 import {
   buildFeaturesFloor,
   idleActivity,
@@ -21,7 +22,7 @@ import {
 
 const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
+const SETTLE_MS = benchSetting("BENCH_SETTLE_MS", 2000, 0);
 const PENDING = 1000;
 /**
  * Every idle reading (fresh, after load, with a full database) waits this long: the daemon gives memory back once it

@@ -7,16 +7,17 @@ import { measureLatency } from "./latency.ts";
 import { measureMemory } from "./memory.ts";
 import { describeMachine, printTable, writeResults, type Row } from "./report.ts";
 import { startBinary } from "./servers.ts";
+import { benchSetting } from "./settings.ts";
 import { measureThroughput } from "./throughput.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const settings = {
-  seconds: Number(process.env.BENCH_SECONDS ?? 5),
-  threads: Number(process.env.BENCH_THREADS ?? 2),
-  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+  seconds: benchSetting("BENCH_SECONDS", 5),
+  threads: benchSetting("BENCH_THREADS", 2),
+  connections: benchSetting("BENCH_CONNECTIONS", 50),
   // 1,000 calls: a p99 is then the 10th worst call, not the 4th (a single garbage collection no longer decides it).
-  calls: Number(process.env.BENCH_CALLS ?? 1000),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 2),
+  calls: benchSetting("BENCH_CALLS", 1000),
+  rounds: benchSetting("BENCH_ROUNDS", 2),
 };
 const ALL_PARTS = ["throughput", "latency", "memory", "startup", "durable"];
 const only = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : ALL_PARTS);

@@ -11,10 +11,14 @@ interface Settings {
   rounds: number;
 }
 
-/** Requests per second summed over runs; latency percentiles are those of the run with the median p99. */
-function combine(runs: LoadResult[]): LoadResult {
+/**
+ * Requests per second averaged over runs; latency percentiles are those of the run with the median p99 — of an even
+ * number of runs, the worse of the middle two (two runs report the worse p99, never the kinder one).
+ */
+export function combine(runs: readonly LoadResult[]): LoadResult {
+  if (runs.length === 0) throw new Error("combine needs at least one run");
   const byP99 = [...runs].sort((a, b) => a.p99 - b.p99);
-  const middle = byP99[Math.floor((byP99.length - 1) / 2)] as LoadResult;
+  const middle = byP99[Math.floor(byP99.length / 2)] as LoadResult;
   return { rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length, p50: middle.p50, p99: middle.p99 };
 }
 
@@ -37,11 +41,22 @@ export async function measureThroughput(daemonUrl: string, token: string, settin
     if (!sample.ok || !answer.includes('"result"')) throw new Error(`unexpected ${name} answer: ${sample.status} ${answer}`);
     const load = (url: string): Promise<LoadResult> => runLoad({ url: `${url}/mcp`, body, headers, ...settings });
     console.error(
-      `${name}: ${settings.seconds} s each against hermes-mcp, the floor${name.startsWith("tools/call") ? ", the Node peer" : ""}…`,
+      `${name}: ${settings.rounds} × ${settings.seconds} s each against hermes-mcp and the floor, taking turns${name.startsWith("tools/call") ? "; then the Node peer" : ""}…`,
     );
-    const ours = await load(daemonUrl);
+    // Ours and the floor take turns, run for run, so a slow spell of the machine falls on both.
+    const oursRuns: LoadResult[] = [];
+    const floorRuns: LoadResult[] = [];
     const floor = await startFloor(token, answer, sample.headers.get("content-type") ?? "text/event-stream");
-    const floorResult = await load(floor.url).finally(() => floor.stop());
+    try {
+      for (let round = 0; round < settings.rounds; round++) {
+        oursRuns.push(await load(daemonUrl));
+        floorRuns.push(await load(floor.url));
+      }
+    } finally {
+      await floor.stop();
+    }
+    const ours = combine(oursRuns);
+    const floorResult = combine(floorRuns);
     const ratio = ours.rps / floorResult.rps;
     rows.push({
       metric: `${name} throughput (req/s)`,

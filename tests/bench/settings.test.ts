@@ -1,0 +1,28 @@
+// The bench's BENCH_* settings: defaults when unset, whole numbers when set, a clear stop otherwise.
+import { afterEach, describe, expect, test } from "bun:test";
+import { benchSetting } from "../../bench/settings.ts";
+
+const NAME = "BENCH_TEST_SETTING";
+afterEach(() => {
+  delete process.env[NAME];
+});
+
+describe("benchSetting", () => {
+  test("unset or empty gives the default", () => {
+    expect(benchSetting(NAME, 5)).toBe(5);
+    process.env[NAME] = "";
+    expect(benchSetting(NAME, 5)).toBe(5);
+  });
+
+  test("a whole number at or above the minimum is taken", () => {
+    process.env[NAME] = "3";
+    expect(benchSetting(NAME, 5)).toBe(3);
+    process.env[NAME] = "0";
+    expect(benchSetting(NAME, 2000, 0)).toBe(0);
+  });
+
+  test.each(["abc", "2.5", "0", "-1", "1e400"])("%p stops the bench, naming the variable and the default", (raw) => {
+    process.env[NAME] = raw;
+    expect(() => benchSetting(NAME, 5)).toThrow(`${NAME} must be a whole number of at least 1 (got "${raw}"); unset it for the default, 5`);
+  });
+});
