@@ -7,7 +7,7 @@ import { measureLatency } from "./latency.ts";
 import { measureMemory } from "./memory.ts";
 import { describeMachine, printTable, writeResults, type Row } from "./report.ts";
 import { startBinary } from "./servers.ts";
-import { benchSetting } from "./settings.ts";
+import { benchParts, benchSetting } from "./settings.ts";
 import { measureThroughput } from "./throughput.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -20,7 +20,7 @@ const settings = {
   rounds: benchSetting("BENCH_ROUNDS", 2),
 };
 const ALL_PARTS = ["throughput", "latency", "memory", "startup", "durable"];
-const only = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : ALL_PARTS);
+const only = benchParts(ALL_PARTS);
 const rows: Row[] = [];
 const notes: string[] = [];
 
@@ -76,7 +76,7 @@ try {
 }
 
 const machine = describeMachine(ROOT);
-const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs per server; ${settings.calls} sequential calls for latency after 200 warm-up calls; loopback only`;
+const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs each of ours and the floor (the Node peer once); ${settings.calls} sequential calls for latency after 200 warm-up calls; loopback only`;
 console.log(`\n${machine.nproc} CPUs, ${machine.memoryGiB} GiB, ${machine.cpu}; commit ${machine.commit}; ${settingsLine}\n`);
 printTable(rows);
 // The record is a whole run: a partial one (BENCH_ONLY) prints its figures but leaves bench/RESULTS.md as it was.

@@ -46,7 +46,7 @@ export interface Running {
   url: string;
   pid: number;
   stop(): Promise<void>;
-  /** kill -9: no shutdown, no flush. */
+  /** kill -9: no shutdown, no flush (startBinary's; the baselines' is their stop, a SIGTERM). */
   crash(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 // The bench's BENCH_* settings: defaults when unset, whole numbers when set, a clear stop otherwise.
 import { afterEach, describe, expect, test } from "bun:test";
-import { benchSetting } from "../../bench/settings.ts";
+import { benchParts, benchSetting } from "../../bench/settings.ts";
 
 const NAME = "BENCH_TEST_SETTING";
 afterEach(() => {
@@ -24,5 +24,32 @@ describe("benchSetting", () => {
   test.each(["abc", "2.5", "0", "-1", "1e400"])("%p stops the bench, naming the variable and the default", (raw) => {
     process.env[NAME] = raw;
     expect(() => benchSetting(NAME, 5)).toThrow(`${NAME} must be a whole number of at least 1 (got "${raw}"); unset it for the default, 5`);
+  });
+});
+
+describe("benchSetting with a maximum", () => {
+  test("above it stops the bench, giving the range", () => {
+    process.env[NAME] = "10001";
+    expect(() => benchSetting(NAME, 10_000, 1, 10_000)).toThrow(`${NAME} must be a whole number from 1 to 10000 (got "10001")`);
+    process.env[NAME] = "10000";
+    expect(benchSetting(NAME, 10_000, 1, 10_000)).toBe(10_000);
+  });
+});
+
+describe("benchParts", () => {
+  const PARTS = ["throughput", "latency", "memory"];
+
+  test("unset or blank runs every part", () => {
+    expect([...benchParts(PARTS, undefined)]).toEqual(PARTS);
+    expect([...benchParts(PARTS, " ")]).toEqual(PARTS);
+  });
+
+  test("a list runs those parts, spaces around names allowed", () => {
+    expect([...benchParts(PARTS, "memory, latency")]).toEqual(["memory", "latency"]);
+  });
+
+  test("a misspelt part stops the bench and lists the real ones", () => {
+    expect(() => benchParts(PARTS, "latncy")).toThrow('BENCH_ONLY names no part called "latncy"; choose from throughput,latency,memory');
+    expect(() => benchParts(PARTS, ",")).toThrow("BENCH_ONLY names no part called anything; choose from throughput,latency,memory");
   });
 });
