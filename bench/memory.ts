@@ -22,7 +22,7 @@ import {
 
 const MiB = (n: number): string => n.toFixed(1);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const SETTLE_MS = benchSetting("BENCH_SETTLE_MS", 2000, 0);
+const SETTLE_MS = benchSetting("BENCH_SETTLE_MS", 2000, 0, 60_000);
 const PENDING = 1000;
 /**
  * Every idle reading (fresh, after load, with a full database) waits this long: the daemon gives memory back once it

@@ -12,12 +12,12 @@ import { measureThroughput } from "./throughput.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const settings = {
-  seconds: benchSetting("BENCH_SECONDS", 5),
-  threads: benchSetting("BENCH_THREADS", 2),
-  connections: benchSetting("BENCH_CONNECTIONS", 50),
+  seconds: benchSetting("BENCH_SECONDS", 5, 1, 600),
+  threads: benchSetting("BENCH_THREADS", 2, 1, 64),
+  connections: benchSetting("BENCH_CONNECTIONS", 50, 1, 10_000),
   // 1,000 calls: a p99 is then the 10th worst call, not the 4th (a single garbage collection no longer decides it).
-  calls: benchSetting("BENCH_CALLS", 1000),
-  rounds: benchSetting("BENCH_ROUNDS", 2),
+  calls: benchSetting("BENCH_CALLS", 1000, 1, 1_000_000),
+  rounds: benchSetting("BENCH_ROUNDS", 2, 1, 20),
 };
 const ALL_PARTS = ["throughput", "latency", "memory", "startup", "durable"];
 const only = benchParts(ALL_PARTS);

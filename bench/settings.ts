@@ -1,15 +1,12 @@
 // The bench's BENCH_* settings from the environment: whole numbers, checked before anything runs.
+import { intIn } from "../src/config/schema.ts";
 
-/** `name`'s value: the default when unset or empty, a whole number in [min, max] when set; anything else stops the bench with what to do. */
-export function benchSetting(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-    throw new Error(`${name} must be a whole number ${range} (got "${raw}"); unset it for the default, ${fallback}`);
-  }
-  return value;
+/** `name`'s value, by the daemon's own rule for whole-number variables (default when unset or blank, else in [min, max]); anything else stops the bench with what to do. */
+export function benchSetting(name: string, fallback: number, min: number, max: number): number {
+  const parsed = intIn(name, min, max, fallback).safeParse(process.env[name]);
+  if (!parsed.success)
+    throw new Error(`${parsed.error.issues[0]?.message ?? `${name} is not valid`}; unset it for the default, ${fallback}`);
+  return parsed.data;
 }
 
 /** BENCH_ONLY: which parts run (all when unset); an unknown name stops the bench and lists the real ones. */

@@ -46,7 +46,8 @@ const list = (value: string | undefined): string[] =>
     .map((item) => item.trim())
     .filter((item) => item !== "");
 
-const intIn = (name: string, min: number, max: number, fallback: number) =>
+/** A whole-number variable: `fallback` when unset or blank, else an integer in [min, max] (the bench checks its BENCH_* settings with it too). */
+export const intIn = (name: string, min: number, max: number, fallback: number) =>
   z
     .string()
     .optional()

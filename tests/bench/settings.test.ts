@@ -8,26 +8,30 @@ afterEach(() => {
 });
 
 describe("benchSetting", () => {
-  test("unset or empty gives the default", () => {
-    expect(benchSetting(NAME, 5)).toBe(5);
+  test("unset, empty or blank gives the default", () => {
+    expect(benchSetting(NAME, 5, 1, 100)).toBe(5);
     process.env[NAME] = "";
-    expect(benchSetting(NAME, 5)).toBe(5);
+    expect(benchSetting(NAME, 5, 1, 100)).toBe(5);
+    process.env[NAME] = "  ";
+    expect(benchSetting(NAME, 5, 1, 100)).toBe(5);
   });
 
   test("a whole number at or above the minimum is taken", () => {
     process.env[NAME] = "3";
-    expect(benchSetting(NAME, 5)).toBe(3);
+    expect(benchSetting(NAME, 5, 1, 100)).toBe(3);
     process.env[NAME] = "0";
-    expect(benchSetting(NAME, 2000, 0)).toBe(0);
+    expect(benchSetting(NAME, 2000, 0, 60_000)).toBe(0);
   });
 
-  test.each(["abc", "2.5", "0", "-1", "1e400"])("%p stops the bench, naming the variable and the default", (raw) => {
+  test.each(["abc", "2.5", "0", "-1", "1e400"])("%p stops the bench, naming the variable, its range and the default", (raw) => {
     process.env[NAME] = raw;
-    expect(() => benchSetting(NAME, 5)).toThrow(`${NAME} must be a whole number of at least 1 (got "${raw}"); unset it for the default, 5`);
+    expect(() => benchSetting(NAME, 5, 1, 100)).toThrow(
+      `${NAME} must be a whole number from 1 to 100 (got "${raw}"); unset it for the default, 5`,
+    );
   });
 });
 
-describe("benchSetting with a maximum", () => {
+describe("benchSetting's maximum", () => {
   test("above it stops the bench, giving the range", () => {
     process.env[NAME] = "10001";
     expect(() => benchSetting(NAME, 10_000, 1, 10_000)).toThrow(`${NAME} must be a whole number from 1 to 10000 (got "10001")`);
