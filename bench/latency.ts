@@ -8,6 +8,9 @@ const percentile = (xs: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
 };
 
+/** Calls made first and not counted: a daemon in use has its request path compiled by the JIT, a fresh one not yet. */
+export const LATENCY_WARMUP_CALLS = 200;
+
 export async function measureLatency(daemonUrl: string, token: string, gateway: FakeGateway, calls: number): Promise<Row[]> {
   console.error(
     `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through a bare Bun proxy…`,
@@ -16,8 +19,7 @@ export async function measureLatency(daemonUrl: string, token: string, gateway: 
   const bridged: number[] = [];
   const proxied: number[] = [];
   const proxy = await startProxyFloor(gateway.url, gateway.apiKey);
-  // Warm-up calls first (not counted): a daemon in use has its request path compiled by the JIT, a fresh one not yet.
-  const warmup = 200;
+  const warmup = LATENCY_WARMUP_CALLS;
   for (let i = 0; i < calls + warmup; i++) {
     const prompt = `bench ${i}`;
     let t = performance.now();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { makeHome, removeHome, createToken } from "../tests/support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway } from "../tests/support/fake-gateway.ts";
 import { measureDurable } from "./durable.ts";
-import { measureLatency } from "./latency.ts";
+import { LATENCY_WARMUP_CALLS, measureLatency } from "./latency.ts";
 import { measureMemory } from "./memory.ts";
 import { describeMachine, printTable, writeResults, type Row } from "./report.ts";
 import { startBinary } from "./servers.ts";
@@ -76,7 +76,7 @@ try {
 }
 
 const machine = describeMachine(ROOT);
-const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs each of ours and the floor (the Node peer once); ${settings.calls} sequential calls for latency after 200 warm-up calls; loopback only`;
+const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs each of ours and the floor (the Node peer once); ${settings.calls} sequential calls for latency after ${LATENCY_WARMUP_CALLS} warm-up calls; loopback only`;
 console.log(`\n${machine.nproc} CPUs, ${machine.memoryGiB} GiB, ${machine.cpu}; commit ${machine.commit}; ${settingsLine}\n`);
 printTable(rows);
 // The record is a whole run: a partial one (BENCH_ONLY) prints its figures but leaves bench/RESULTS.md as it was.
