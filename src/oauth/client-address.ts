@@ -1,5 +1,5 @@
 // Who is asking, for per-address abuse limits: the TCP peer, or — only behind a loopback proxy or tunnel — the address it forwards.
-import { isIP } from "node:net";
+import { ipFamily, parseIp } from "./ip-address.ts";
 
 /** IPv4-mapped IPv6 peers (::ffff:a.b.c.d) are their IPv4 address; zone ids are dropped. */
 function normalise(ip: string): string | null {
@@ -9,11 +9,11 @@ function normalise(ip: string): string | null {
     .replace(/%.*$/, "");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   const address = mapped ? (mapped[1] as string) : bare;
-  return isIP(address) === 0 ? null : address.toLowerCase();
+  return ipFamily(address) === 0 ? null : address.toLowerCase();
 }
 
 function isLoopback(ip: string): boolean {
-  return ip === "::1" || (isIP(ip) === 4 && ip.startsWith("127."));
+  return ip === "::1" || (ipFamily(ip) === 4 && ip.startsWith("127."));
 }
 
 /**
@@ -34,38 +34,14 @@ export function clientAddress(peer: string | null | undefined, headers: Headers)
   return fromXff ?? direct;
 }
 
-/** The eight 16-bit groups of an IPv6 address (with an embedded IPv4 tail converted), or null. */
-function ipv6Groups(ip: string): number[] | null {
-  const halves = ip.split("::");
-  if (halves.length > 2) return null;
-  const parse = (part: string | undefined): number[] | null => {
-    if (!part) return [];
-    const groups: number[] = [];
-    for (const piece of part.split(":")) {
-      if (piece.includes(".")) {
-        const octets = piece.split(".").map(Number);
-        groups.push(((octets[0] ?? 0) << 8) | (octets[1] ?? 0), ((octets[2] ?? 0) << 8) | (octets[3] ?? 0));
-      } else groups.push(Number.parseInt(piece, 16));
-    }
-    return groups.some(Number.isNaN) ? null : groups;
-  };
-  const head = parse(halves[0]);
-  const tail = parse(halves[1]);
-  if (!head || !tail) return null;
-  const zeros = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  const groups = [...head, ...new Array<number>(Math.max(0, zeros)).fill(0), ...tail];
-  return groups.length === 8 ? groups : null;
-}
-
 /**
  * The key an address is counted under: an IPv4 address itself; for IPv6 its /64, since one subscriber is routinely
  * given a whole /64 and could otherwise rotate through addresses to escape per-address limits.
  */
 export function addressKey(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const groups = ipv6Groups(address);
-  if (!groups) return address;
-  return `${groups
+  const ip = parseIp(address);
+  if (ip?.family !== 6) return address;
+  return `${ip.groups
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(":")}::/64`;

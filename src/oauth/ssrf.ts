@@ -1,57 +1,55 @@
 // SSRF guard for fetching client metadata documents: which addresses are off-limits, and a DNS lookup that refuses them at connect time.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { BlockList, isIP } from "node:net";
+import type { LookupAddress } from "node:dns";
+import { type IpAddress, inSubnet, parseIp, type Subnet, subnet, unmapIpv4 } from "./ip-address.ts";
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
-LOOPBACK.addAddress("::1", "ipv6");
+const LOOPBACK: Subnet[] = [subnet("127.0.0.0", 8), subnet("::1", 128)];
 
 /** Private, loopback, link-local, shared, documentation, multicast and reserved ranges (RFC 6890 special-purpose registries). */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  PRIVATE.addSubnet(net, bits, "ipv4");
-}
-for (const [net, bits] of [
-  // ::/96 holds the unspecified address, loopback and deprecated IPv4-compatible addresses (::127.0.0.1).
-  ["::", 96],
-  // IPv4-translated addresses (RFC 2765): another way to spell an IPv4 target.
-  ["::ffff:0:0:0", 96],
-  ["64:ff9b::", 96],
-  ["64:ff9b:1::", 48],
-  ["100::", 64],
-  ["2001::", 23],
-  ["2001:db8::", 32],
-  ["2002::", 16],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-] as const) {
-  PRIVATE.addSubnet(net, bits, "ipv6");
+const PRIVATE: Subnet[] = (
+  [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.0.2.0", 24],
+    ["192.88.99.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["198.51.100.0", 24],
+    ["203.0.113.0", 24],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4],
+    // ::/96 holds the unspecified address, loopback and deprecated IPv4-compatible addresses (::127.0.0.1).
+    ["::", 96],
+    // IPv4-translated addresses (RFC 2765): another way to spell an IPv4 target.
+    ["::ffff:0:0:0", 96],
+    ["64:ff9b::", 96],
+    ["64:ff9b:1::", 48],
+    ["100::", 64],
+    ["2001::", 23],
+    ["2001:db8::", 32],
+    ["2002::", 16],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["fec0::", 10],
+    ["ff00::", 8],
+  ] as const
+).map(([base, bits]) => subnet(base, bits));
+
+/** In any of `nets`, as spelled or — for an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which connects to a.b.c.d — as IPv4. */
+function inAny(ip: IpAddress, nets: Subnet[]): boolean {
+  const v4 = unmapIpv4(ip);
+  return nets.some((net) => inSubnet(ip, net) || (v4 !== null && inSubnet(v4, net)));
 }
 
 /** True when a connection to `address` could reach this machine or its private network (IPv4-mapped IPv6 included). */
 export function isForbiddenAddress(address: string, allowLoopback = false): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  const type = family === 4 ? "ipv4" : "ipv6";
-  if (LOOPBACK.check(address, type)) return !allowLoopback;
-  return PRIVATE.check(address, type);
+  const ip = parseIp(address);
+  if (ip === null) return true;
+  if (inAny(ip, LOOPBACK)) return !allowLoopback;
+  return inAny(ip, PRIVATE);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -63,17 +61,24 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function guardedLookup(allowLoopback: boolean) {
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
     const opts = typeof options === "number" ? { family: options } : (options ?? {});
-    dnsLookup(hostname, { all: true, family: opts.family ?? 0 }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const list = addresses as LookupAddress[];
-      const bad = list.find((a) => isForbiddenAddress(a.address, allowLoopback));
-      if (list.length === 0 || bad) {
-        const refusal = Object.assign(new Error(`${hostname} resolves to a private or loopback address`), { code: "EFORBIDDENADDRESS" });
-        return callback(refusal, []);
-      }
-      if (opts.all) return callback(null, list);
-      const first = list[0] as LookupAddress;
-      callback(null, first.address, first.family);
-    });
+    // node:dns is loaded on the first lookup, not at start-up: only a client metadata document fetch needs it.
+    import("node:dns")
+      .then(({ lookup }) =>
+        lookup(hostname, { all: true, family: opts.family ?? 0 }, (error, addresses) => {
+          if (error) return callback(error, []);
+          const list = addresses as LookupAddress[];
+          const bad = list.find((a) => isForbiddenAddress(a.address, allowLoopback));
+          if (list.length === 0 || bad) {
+            const refusal = Object.assign(new Error(`${hostname} resolves to a private or loopback address`), {
+              code: "EFORBIDDENADDRESS",
+            });
+            return callback(refusal, []);
+          }
+          if (opts.all) return callback(null, list);
+          const first = list[0] as LookupAddress;
+          callback(null, first.address, first.family);
+        }),
+      )
+      .catch((error: NodeJS.ErrnoException) => callback(error, []));
   };
 }
