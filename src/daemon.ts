@@ -1,6 +1,6 @@
 // Wires the layers into a running daemon: the database lock, store, HTTP server, gateway client, jobs, token verifier, MCP endpoint; and stops it cleanly.
 import type { Server } from "bun";
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "./crypto/primitives.ts";
 import { type Config, type LoadedConfig, withBoundPort } from "./config/load.ts";
 import { GatewayClient } from "./gateway/client.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";

@@ -1,6 +1,5 @@
 // The runtime features `hermes-mcp serve` uses on its way to idle, and none of its code: the idle-RSS floor its choices of Bun features set.
 import { Database } from "bun:sqlite";
-import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand, runMain } from "citty";
@@ -11,7 +10,7 @@ import { z } from "zod";
 /*
  * Compiled with the release flags and run like the daemon (bench/memory.ts), step for step: a citty command line, the
  * environment checked by a zod schema, a log line through Bun.stderr, an exclusive SQLite lock and a holder file, a
- * WAL database with a table and prepared statements, a random key and a hash, a Hono app (its linear router, as the
+ * WAL database with a table and prepared statements, a random key and a hash (Web Crypto and Bun's hasher, as src/crypto/primitives.ts), a Hono app (its linear router, as the
  * daemon's) behind Bun.serve's routes, one HTTP/1.1 request to the gateway over Bun.connect, signal handlers. What
  * differs from the daemon's figure is the daemon's own code and data.
  */
@@ -42,8 +41,8 @@ function serve(): Promise<never> {
   statSync(join(dir, "floor.db"));
   const put = db.query("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)");
   const get = db.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?");
-  const key = randomBytes(32).toString("base64url");
-  put.run("probe", createHash("sha256").update(key).digest("base64url"));
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  put.run("probe", new Bun.CryptoHasher("sha256").update(key).digest("base64url"));
 
   const app = new Hono({ router: new LinearRouter() });
   app.get("/healthz", (c) => c.json({ status: "ok", probe: get.get("probe")?.value.length }));

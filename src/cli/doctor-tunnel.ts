@@ -1,5 +1,5 @@
 // `doctor` through the public URL: the tunnel answers over trusted HTTPS, reaches *this* daemon, keeps the issuer exact, streams unbuffered, and the clock agrees.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import { existsSync } from "node:fs";
 import type { Config } from "../config/load.ts";
 import { protectedResourceMetadataUrl } from "../http/app.ts";

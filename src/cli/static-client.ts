@@ -1,5 +1,5 @@
 // The static OAuth client (Claude's Advanced settings): minting a fresh id and 256-bit secret, and writing them into the env file.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import { envValues, readEnvText, setEnvLines, writePrivateFile } from "../config/env-file.ts";
 import { generateToken } from "../crypto/tokens.ts";
 

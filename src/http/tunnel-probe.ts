@@ -1,5 +1,5 @@
 // GET /.well-known/hermes-mcp/probe: lets `hermes-mcp doctor` prove the public URL reaches *this* daemon, and that streams pass unbuffered.
-import { createHmac } from "node:crypto";
+import { hmacSha256 } from "../crypto/primitives.ts";
 import { Hono } from "hono";
 
 export const PROBE_PATH = "/.well-known/hermes-mcp/probe";
@@ -16,7 +16,7 @@ const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
  * answer it, and a fresh challenge each run means no recorded answer can be replayed.
  */
 export function probeProof(key: string, challenge: string): string {
-  return createHmac("sha256", key).update(challenge).digest("hex");
+  return hmacSha256(key, challenge, "hex");
 }
 
 export function tunnelProbeRoutes(key: string): Hono {

@@ -1,5 +1,5 @@
 // Client ID Metadata Documents: a client_id that is an https URL names its own metadata; fetched under SSRF guards, validated, cached within bounds.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import { z } from "zod";
 import type { Logger } from "../log.ts";
 import type { StoredClient } from "../store/oauth-clients.ts";

@@ -1,5 +1,5 @@
 // The consent form's anti-CSRF token: an HMAC over the exact authorization request and an expiry, under a key that never leaves memory.
-import { createHmac, randomBytes } from "node:crypto";
+import { hmacSha256, randomBytes } from "../crypto/primitives.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 
 export interface SealedRequest {
@@ -40,6 +40,6 @@ export class ConsentSealer {
   }
 
   private mac(req: string): string {
-    return createHmac("sha256", this.key).update(req, "utf8").digest("base64url");
+    return hmacSha256(this.key, req, "base64url");
   }
 }

@@ -1,5 +1,5 @@
 // Grants and their tokens: issuing codes, redeeming them once (replay revokes), rotating refresh tokens (one grace use, reuse revokes), revoking.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
 import type { Logger } from "../log.ts";

@@ -1,5 +1,5 @@
 // Server-rendered pages (consent, errors): escaping, one inline stylesheet allowed by hash, and the strict security headers every page carries.
-import { createHash } from "node:crypto";
+import { sha256 } from "../crypto/primitives.ts";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
@@ -90,7 +90,7 @@ legend{font-weight:600;padding:0 .25rem}
 label.check{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.5rem 0 0}
 input[type=checkbox]{flex:none;width:1.25rem;height:1.25rem;margin:.15rem 0 0;accent-color:var(--accent)}
 `;
-const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE, "utf8").digest("base64")}'`;
+const STYLE_HASH = `'sha256-${sha256(STYLE, "base64")}'`;
 
 /**
  * A whole page. CSP: nothing loads from anywhere (default-src 'none'), no script at all, only our own stylesheet;

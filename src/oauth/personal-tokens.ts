@@ -1,5 +1,5 @@
 // Personal access tokens for clients that take a static Authorization header: create (shown once), list, revoke.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
 import type { Store } from "../store/index.ts";
 import type { PersonalTokenInfo, TokenMessaging } from "../store/personal-tokens.ts";

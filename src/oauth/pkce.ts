@@ -1,5 +1,5 @@
 // PKCE (RFC 7636) with S256 only: the verifier's shape, the challenge's shape, and the constant-time check.
-import { createHash } from "node:crypto";
+import { sha256 } from "../crypto/primitives.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 
 /** RFC 7636 §4.1: 43–128 characters of [A-Z a-z 0-9 - . _ ~]. */
@@ -17,7 +17,7 @@ export function isValidVerifier(verifier: string): boolean {
 
 /** The S256 transformation (a protocol function, not storage hashing: tokens are hashed by crypto/tokens.ts). */
 export function s256(verifier: string): string {
-  return createHash("sha256").update(verifier, "ascii").digest("base64url");
+  return sha256(verifier, "base64url");
 }
 
 /** RFC 7636 §4.6: the verifier must hash to the challenge stored with the code; compared in constant time. */

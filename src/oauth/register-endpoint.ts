@@ -1,5 +1,5 @@
 // POST /register (RFC 7591): JSON only, size-capped, rate-limited per address, bounded while unapproved, redirect URIs validated; secrets returned once, stored as hashes.
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../crypto/primitives.ts";
 import { z } from "zod";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
