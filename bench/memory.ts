@@ -87,6 +87,10 @@ export async function measureMemory(
   };
   const features = await featuresFloorIdle(gateway.url);
   notes.push(`idle RSS of the runtime features alone (bench/baselines/features-floor.ts): ${features.parts}`);
+  const unaligned = await unalignedIdle(newHome, env);
+  notes.push(
+    `idle RSS of the same build with Bun's own segment layout (\`scripts/release.ts --no-elf-align\`, freshly written alike): ${unaligned}`,
+  );
   const daemon = await startBinary(binary, home, env);
   try {
     await Bun.sleep(IDLE_WAIT_MS);
@@ -214,6 +218,27 @@ async function idleReading(binary: string, home: string, env: Record<string, str
     return { idle: rssMiB(running.pid), parts: rssParts(running.pid) };
   } finally {
     await running.stop();
+  }
+}
+
+/**
+ * Idle RSS of the daemon built as the release builds it but without moving its segments onto the fault-around grid
+ * (scripts/elf-align.ts): what the alignment saves, read in this run. A string: it is a note, not a row.
+ */
+async function unalignedIdle(newHome: () => Promise<{ home: string }>, env: Record<string, string>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-unaligned-"));
+  try {
+    const release = join(import.meta.dir, "..", "scripts", "release.ts");
+    const build = Bun.spawnSync([process.execPath, release, "--host", "--no-elf-align", "--out", dir], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    if (build.exitCode !== 0) return `not measured (the build failed: ${build.stderr.toString().trim()})`;
+    const { home } = await newHome();
+    const reading = await idleReading(join(dir, "hermes-mcp"), home, env);
+    return `${MiB(reading.idle)} MiB (${reading.parts})`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_FLAGS } from "../scripts/build-flags.ts";
+import { alignElfFile } from "../scripts/elf-align.ts";
 import { freePort } from "../tests/support/daemon.ts";
 
 export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
@@ -123,13 +124,15 @@ export async function startHoldingFloor(): Promise<Running> {
   return spawnListening([process.execPath, "-e", code], {});
 }
 
-/** Compiles bench/baselines/features-floor.ts with the release build's flags into `dir`: the idle-RSS floor, started with startBinary. */
+/** Compiles bench/baselines/features-floor.ts as the release build does (its flags, its segment alignment) into `dir`: the idle-RSS floor, started with startBinary. */
 export async function buildFeaturesFloor(dir: string): Promise<string> {
   const binary = join(dir, "features-floor");
   const source = join(import.meta.dir, "baselines", "features-floor.ts");
   const build = Bun.spawn([process.execPath, "build", ...BUILD_FLAGS, source, "--outfile", binary], { stdout: "ignore", stderr: "pipe" });
   const [code, stderr] = await Promise.all([build.exited, new Response(build.stderr).text()]);
   if (code !== 0) throw new Error(`building ${source} failed:\n${stderr}`);
+  // As scripts/release.ts does for every Linux binary.
+  await alignElfFile(binary);
   return binary;
 }
 
