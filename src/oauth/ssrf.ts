@@ -5,38 +5,37 @@ import { type IpAddress, inSubnet, parseIp, type Subnet, subnet, unmapIpv4 } fro
 const LOOPBACK: Subnet[] = [subnet("127.0.0.0", 8), subnet("::1", 128)];
 
 /** Private, loopback, link-local, shared, documentation, multicast and reserved ranges (RFC 6890 special-purpose registries). */
-const PRIVATE: Subnet[] = (
-  [
-    ["0.0.0.0", 8],
-    ["10.0.0.0", 8],
-    ["100.64.0.0", 10],
-    ["169.254.0.0", 16],
-    ["172.16.0.0", 12],
-    ["192.0.0.0", 24],
-    ["192.0.2.0", 24],
-    ["192.88.99.0", 24],
-    ["192.168.0.0", 16],
-    ["198.18.0.0", 15],
-    ["198.51.100.0", 24],
-    ["203.0.113.0", 24],
-    ["224.0.0.0", 4],
-    ["240.0.0.0", 4],
-    // ::/96 holds the unspecified address, loopback and deprecated IPv4-compatible addresses (::127.0.0.1).
-    ["::", 96],
-    // IPv4-translated addresses (RFC 2765): another way to spell an IPv4 target.
-    ["::ffff:0:0:0", 96],
-    ["64:ff9b::", 96],
-    ["64:ff9b:1::", 48],
-    ["100::", 64],
-    ["2001::", 23],
-    ["2001:db8::", 32],
-    ["2002::", 16],
-    ["fc00::", 7],
-    ["fe80::", 10],
-    ["fec0::", 10],
-    ["ff00::", 8],
-  ] as const
-).map(([base, bits]) => subnet(base, bits));
+export const PRIVATE_RANGES = [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+  // ::/96 holds the unspecified address, loopback and deprecated IPv4-compatible addresses (::127.0.0.1).
+  ["::", 96],
+  // IPv4-translated addresses (RFC 2765): another way to spell an IPv4 target.
+  ["::ffff:0:0:0", 96],
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001::", 23],
+  ["2001:db8::", 32],
+  ["2002::", 16],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const;
+const PRIVATE: Subnet[] = PRIVATE_RANGES.map(([base, bits]) => subnet(base, bits));
 
 /** In any of `nets`, as spelled or — for an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which connects to a.b.c.d — as IPv4. */
 function inAny(ip: IpAddress, nets: Subnet[]): boolean {
