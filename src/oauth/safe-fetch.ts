@@ -26,7 +26,7 @@ export async function fetchDocument(url: URL, limits: FetchLimits): Promise<Fetc
   if (ipFamily(host) !== 0 && isForbiddenAddress(host, limits.allowLoopback)) {
     throw new FetchRefused(`${url.host} is a private or loopback address`);
   }
-  // Loaded on the first fetch, not at start-up: node:http and node:https cost the idle daemon ≈ 3 MiB (measured).
+  // Loaded on the first fetch, not at start-up, where a static import would run them (src/oauth/ip-address.ts says why).
   const transport = url.protocol === "https:" ? (await import("node:https")).default : (await import("node:http")).default;
   return new Promise((resolve, reject) => {
     let settled = false;
