@@ -1,6 +1,6 @@
 // Segment alignment of Linux binaries (scripts/elf-align.ts) on a synthetic ELF laid out like Bun's: every byte kept, every offset on the grid.
 import { describe, expect, test } from "bun:test";
-import { alignElfSegments, ElfLayoutError, loadSegments, SEGMENT_ALIGNMENT } from "../../scripts/elf-align.ts";
+import { alignElfSegments, ElfLayoutError, isWellPlaced, loadSegments, SEGMENT_ALIGNMENT } from "../../scripts/elf-align.ts";
 
 interface Section {
   name: string;
@@ -80,13 +80,16 @@ const sectionOffsets = (bytes: Uint8Array): number[] => {
 };
 
 describe("alignElfSegments", () => {
-  test("puts every loadable segment on the 64 KiB grid and keeps its bytes", () => {
+  test("puts every loadable segment on the 64 KiB grid, off the 2 MiB one, and keeps its bytes", () => {
     const { bytes } = syntheticElf();
     const before = loadSegments(bytes) ?? [];
     expect(before.some((s) => s.offset % SEGMENT_ALIGNMENT !== s.vaddr % SEGMENT_ALIGNMENT)).toBe(true);
     const result = alignElfSegments(bytes);
     const after = loadSegments(result.bytes) ?? [];
     expect(after.map((s) => (s.vaddr - s.offset) % SEGMENT_ALIGNMENT)).toEqual([0, 0, 0]);
+    // The first segment cannot move (it holds the ELF header at offset 0); every other one is off the 2 MiB grid.
+    expect(after.slice(1).map(isWellPlaced)).toEqual([true, true]);
+    expect(after.slice(1).map((s) => (s.vaddr - s.offset) % (2 * 1024 * 1024) !== 0)).toEqual([true, true]);
     // Addresses and sizes are untouched; only offsets moved.
     expect(after.map(({ vaddr, filesz, memsz }) => ({ vaddr, filesz, memsz }))).toEqual(
       before.map(({ vaddr, filesz, memsz }) => ({ vaddr, filesz, memsz })),
@@ -130,6 +133,20 @@ describe("alignElfSegments", () => {
     expect(alignElfSegments(macho).bytes).toBe(macho);
     expect(alignElfSegments(new Uint8Array(0)).moved).toEqual([]);
     expect(loadSegments(macho)).toBeNull();
+  });
+
+  test("moves a segment that sits on the 64 KiB grid but also on the 2 MiB one, where 2 MiB folios would be mapped whole", () => {
+    const { bytes } = syntheticElf();
+    const view = new DataView(bytes.buffer);
+    // The code segment's address moved 32 KiB down: address − offset becomes exactly 2 MiB.
+    const at = 64 + 2 * 56;
+    view.setBigUint64(at + 16, view.getBigUint64(at + 16, true) - 0x8000n, true);
+    const code = (loadSegments(bytes) ?? [])[1] as { offset: number; vaddr: number };
+    expect(code.vaddr - code.offset).toBe(2 * 1024 * 1024);
+    expect(isWellPlaced(code)).toBe(false);
+    const moved = (loadSegments(alignElfSegments(bytes).bytes) ?? [])[1] as { offset: number; vaddr: number };
+    expect(moved.vaddr).toBe(code.vaddr);
+    expect(isWellPlaced(moved)).toBe(true);
   });
 
   test("refuses, with a reason, an ELF it cannot move safely", () => {
