@@ -12,6 +12,7 @@ import { benchSetting } from "./settings.ts";
 import {
   buildFeaturesFloor,
   idleActivity,
+  installCopy,
   MCP_HEADERS,
   rssMiB,
   rssParts,
@@ -76,7 +77,26 @@ export async function measureMemory(
     });
   }
   if (!options.memory) return { rows, notes };
+  // Every idle reading is of a copy installed as install.sh installs it, so each binary sits in the page cache as in a
+  // user's fresh install, whatever wrote it first (bun build, or the segment alignment's rewrite).
+  const installDir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-installed-"));
+  try {
+    await measureIdleMemory(installCopy(binary, installDir), newHome, gateway, gatewayEnv, options, rows, notes);
+  } finally {
+    rmSync(installDir, { recursive: true, force: true });
+  }
+  return { rows, notes };
+}
 
+async function measureIdleMemory(
+  binary: string,
+  newHome: () => Promise<{ home: string; token: string }>,
+  gateway: FakeGateway,
+  gatewayEnv: Record<string, string>,
+  options: Options,
+  rows: Row[],
+  notes: string[],
+): Promise<void> {
   console.error("memory: idle, then 1,000 pending sync calls, then load, then idle again…");
   const { home, token } = await newHome();
   const env = {
@@ -89,7 +109,7 @@ export async function measureMemory(
   notes.push(`idle RSS of the runtime features alone (bench/baselines/features-floor.ts): ${features.parts}`);
   const unaligned = await unalignedIdle(newHome, env);
   notes.push(
-    `idle RSS of the same build with Bun's own segment layout (\`scripts/release.ts --no-elf-align\`, freshly written alike): ${unaligned}`,
+    `idle RSS of the same build with Bun's own segment layout (\`scripts/release.ts --no-elf-align\`, installed alike): ${unaligned}`,
   );
   const daemon = await startBinary(binary, home, env);
   try {
@@ -186,13 +206,13 @@ export async function measureMemory(
     met: fullIdle <= emptyIdle * 1.1,
   });
 
-  // The first idle reading is of a binary just built, whole in the page cache, as right after an install; after a
+  // The first idle reading is of a binary just installed, whole in the page cache; after a
   // reboot (or once the kernel has evicted its unused pages) the same binary starts from disk (bench/page-cache.ts).
   console.error("memory: idle after a start from disk (the binary dropped from the page cache, as after a reboot)…");
   const dropped = dropFromPageCache(binary);
   if (typeof dropped === "string" || typeof features.fromDisk === "string") {
     notes.push(`idle RSS after a start from disk: not measured (${typeof dropped === "string" ? dropped : features.fromDisk})`);
-    return { rows, notes };
+    return;
   }
   const cold = await idleReading(binary, (await newHome()).home, env);
   const coldIdle = cold.idle;
@@ -207,7 +227,6 @@ export async function measureMemory(
     target: "≤ 45 MiB",
     met: coldIdle <= 45,
   });
-  return { rows, notes };
 }
 
 /** Starts `binary` in `home`, waits as every idle reading waits, reads its RSS and stops it. */
@@ -235,7 +254,7 @@ async function unalignedIdle(newHome: () => Promise<{ home: string }>, env: Reco
     });
     if (build.exitCode !== 0) return `not measured (the build failed: ${build.stderr.toString().trim()})`;
     const { home } = await newHome();
-    const reading = await idleReading(join(dir, "hermes-mcp"), home, env);
+    const reading = await idleReading(installCopy(join(dir, "hermes-mcp"), join(dir, "installed")), home, env);
     return `${MiB(reading.idle)} MiB (${reading.parts})`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -244,14 +263,14 @@ async function unalignedIdle(newHome: () => Promise<{ home: string }>, env: Reco
 
 /**
  * Idle RSS of bench/baselines/features-floor.ts compiled with the release flags and started like the daemon (FTL off
- * as `serve` turns it off): what Bun, zod, Hono, SQLite and the rest cost before any of our code. Freshly built, as
- * the daemon's binary is, so the page cache holds both alike; then once more started from disk, as the daemon is in
- * the last reading.
+ * as `serve` turns it off): what Bun, zod, Hono, SQLite and the rest cost before any of our code. Built with the
+ * release's segment alignment and installed alike (installCopy), so the page cache holds both alike; then once more
+ * started from disk, as the daemon is in the last reading.
  */
 async function featuresFloorIdle(gatewayUrl: string): Promise<{ idle: number; parts: string; fromDisk: number | string }> {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
   try {
-    const binary = await buildFeaturesFloor(dir);
+    const binary = installCopy(await buildFeaturesFloor(dir), join(dir, "installed"));
     const env = { BENCH_GATEWAY_URL: gatewayUrl, BUN_JSC_useFTLJIT: "0" };
     const fresh = await idleReading(binary, join(dir, "home"), env);
     const dropped = dropFromPageCache(binary);

@@ -1,6 +1,6 @@
 // Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floors (one with the runtime features serve uses), the SDK's Node + Express peer.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { BUILD_FLAGS } from "../scripts/build-flags.ts";
 import { alignElfFile } from "../scripts/elf-align.ts";
 import { freePort } from "../tests/support/daemon.ts";
@@ -122,6 +122,18 @@ export async function startHoldingFloor(): Promise<Running> {
     } });
     console.log("LISTENING " + server.port);`;
   return spawnListening([process.execPath, "-e", code], {});
+}
+
+/**
+ * A copy of `binary` in `dir`, made as install.sh's last step makes it (`cp`): the page cache then holds it as in a
+ * user's fresh install (on Linux 6.x, `cp` writes 64 KiB folios), whatever wrote it first. The path of the copy.
+ */
+export function installCopy(binary: string, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const target = join(dir, basename(binary));
+  const copy = Bun.spawnSync(["cp", binary, target], { stderr: "pipe" });
+  if (copy.exitCode !== 0) throw new Error(`cp ${binary} ${target} failed: ${copy.stderr.toString().trim()}`);
+  return target;
 }
 
 /** Compiles bench/baselines/features-floor.ts as the release build does (its flags, its segment alignment) into `dir`: the idle-RSS floor, started with startBinary. */
