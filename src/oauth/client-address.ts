@@ -1,15 +1,18 @@
 // Who is asking, for per-address abuse limits: the TCP peer, or — only behind a loopback proxy or tunnel — the address it forwards.
-import { ipFamily, parseIp } from "./ip-address.ts";
+import { ipFamily, parseIp, unmapIpv4 } from "./ip-address.ts";
 
-/** IPv4-mapped IPv6 peers (::ffff:a.b.c.d) are their IPv4 address; zone ids are dropped. */
+/** IPv4-mapped IPv6 peers (::ffff:a.b.c.d, in any spelling) are their IPv4 address; zone ids are dropped. */
 function normalise(ip: string): string | null {
   const bare = ip
     .trim()
     .replace(/^\[|\]$/g, "")
     .replace(/%.*$/, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  const address = mapped ? (mapped[1] as string) : bare;
-  return ipFamily(address) === 0 ? null : address.toLowerCase();
+  const parsed = parseIp(bare);
+  if (parsed === null) return null;
+  const v4 = unmapIpv4(parsed);
+  if (v4 === null) return bare.toLowerCase();
+  const [high, low] = v4.groups as [number, number];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 function isLoopback(ip: string): boolean {

@@ -33,6 +33,10 @@ describe("clientAddress", () => {
 
   test("IPv4-mapped peers are their IPv4 address; no peer at all is 'unknown'", () => {
     expect(clientAddress("::ffff:203.0.113.7", h())).toBe("203.0.113.7");
+    // Every spelling of the same mapped address is the same peer, so none escapes its per-address limits.
+    expect(clientAddress("::FFFF:cb00:7107", h())).toBe("203.0.113.7");
+    expect(clientAddress("0:0:0:0:0:ffff:203.0.113.7", h())).toBe("203.0.113.7");
+    expect(clientAddress("::1", h({ "CF-Connecting-IP": "::ffff:cb00:7107" }))).toBe("203.0.113.7");
     expect(clientAddress(null, h({ "CF-Connecting-IP": "198.51.100.1" }))).toBe("unknown");
     expect(clientAddress("garbage", h())).toBe("unknown");
   });
