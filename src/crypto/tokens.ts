@@ -16,7 +16,6 @@ export function hashToken(token: string): string {
 
 /** Constant-time string equality (no early exit on the first differing byte: timing side channel). */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(sha256(a, "hex"), "hex");
-  const right = Buffer.from(sha256(b, "hex"), "hex");
-  return crypto.timingSafeEqual(left, right);
+  // Equal-length digests (64 hex characters) whatever the inputs' lengths, compared byte for byte in constant time.
+  return crypto.timingSafeEqual(Buffer.from(sha256(a, "hex")), Buffer.from(sha256(b, "hex")));
 }

@@ -61,8 +61,8 @@ export function guardedLookup(allowLoopback: boolean) {
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
     const opts = typeof options === "number" ? { family: options } : (options ?? {});
     // node:dns is loaded on the first lookup, not at start-up: only a client metadata document fetch needs it.
-    import("node:dns")
-      .then(({ lookup }) =>
+    import("node:dns").then(
+      ({ lookup }) =>
         lookup(hostname, { all: true, family: opts.family ?? 0 }, (error, addresses) => {
           if (error) return callback(error, []);
           const list = addresses as LookupAddress[];
@@ -77,7 +77,8 @@ export function guardedLookup(allowLoopback: boolean) {
           const first = list[0] as LookupAddress;
           callback(null, first.address, first.family);
         }),
-      )
-      .catch((error: NodeJS.ErrnoException) => callback(error, []));
+      // Only the module failing to load lands here: a throw from the callback itself must not call it twice.
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
   };
 }
