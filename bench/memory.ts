@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import { QUIET_MS } from "../src/idle-collector.ts";
+import { SERVE_JIT_OPTIONS } from "../src/cli/jit-relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import type { Row } from "./report.ts";
@@ -262,8 +263,8 @@ async function unalignedIdle(newHome: () => Promise<{ home: string }>, env: Reco
 }
 
 /**
- * Idle RSS of bench/baselines/features-floor.ts compiled with the release flags and started like the daemon (FTL off
- * as `serve` turns it off): what Bun, zod, Hono, SQLite and the rest cost before any of our code. Built with the
+ * Idle RSS of bench/baselines/features-floor.ts compiled with the release flags and started like the daemon (with the
+ * JavaScriptCore options `serve` sets): what Bun, zod, Hono, SQLite and the rest cost before any of our code. Built with the
  * release's segment alignment and installed alike (installCopy), so the page cache holds both alike; then once more
  * started from disk, as the daemon is in the last reading.
  */
@@ -271,7 +272,7 @@ async function featuresFloorIdle(gatewayUrl: string): Promise<{ idle: number; pa
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
   try {
     const binary = installCopy(await buildFeaturesFloor(dir), join(dir, "installed"));
-    const env = { BENCH_GATEWAY_URL: gatewayUrl, BUN_JSC_useFTLJIT: "0" };
+    const env = { BENCH_GATEWAY_URL: gatewayUrl, ...SERVE_JIT_OPTIONS };
     const fresh = await idleReading(binary, join(dir, "home"), env);
     const dropped = dropFromPageCache(binary);
     return {

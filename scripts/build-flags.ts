@@ -1,9 +1,10 @@
 // The `bun build` flags of every release binary, shared with the bench's baselines so they are compiled alike.
 
 /**
- * Bytecode for fast start-up; no `.env` or `bunfig.toml` read from wherever the binary is started; a JIT 50× more
+ * Bytecode for fast start-up; no `.env` or `bunfig.toml` read from wherever the binary is started; a JIT 500× more
  * reluctant while it starts (start-up code runs once: compiling it only costs memory — the daemon calls
- * Bun.unsafe.setJITPolicy(1) once it serves).
+ * Bun.unsafe.setJITPolicy(1) once it serves). 500× of the thresholds `serve` sets (src/cli/jit-relaunch.ts, a tenth of
+ * JavaScriptCore's defaults) is 50× the defaults: start-up compiles what it did before they were lowered.
  */
 export const BUILD_FLAGS = [
   "--compile",
@@ -12,5 +13,5 @@ export const BUILD_FLAGS = [
   "--format=esm",
   "--no-compile-autoload-dotenv",
   "--no-compile-autoload-bunfig",
-  "--compile-jit-policy=50",
+  "--compile-jit-policy=500",
 ] as const;

@@ -30,7 +30,13 @@ export interface RunningDaemon {
 /** Bun closes idle connections after 10 s by default; streams send a heartbeat at most every 15 s, so allow 2 minutes. */
 const IDLE_TIMEOUT_SECONDS = 120;
 
-export function startDaemon(loaded: LoadedConfig, log: Logger): RunningDaemon {
+/** What the command running the daemon may hook into. */
+export interface DaemonHooks {
+  /** Called once, when the first request reaches /mcp (whoever sent it). */
+  onFirstMcpRequest?: () => void;
+}
+
+export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHooks = {}): RunningDaemon {
   // One daemon per database, before anything is read, changed or said: a second `serve` must not fail the first one's
   // live jobs, nor log that it serves.
   const lock = acquireDaemonLock(loaded.config.dbPath, loaded.config.bind.host);
@@ -49,7 +55,7 @@ export function startDaemon(loaded: LoadedConfig, log: Logger): RunningDaemon {
       routes: { "/mcp": starting },
       fetch: starting,
     });
-    return serveOn(withBoundPort(loaded.config, server.port as number), store, server, lock, log);
+    return serveOn(withBoundPort(loaded.config, server.port as number), store, server, lock, log, hooks);
   } catch (error) {
     server?.stop(true);
     store?.close();
@@ -65,7 +71,14 @@ const starting = (): Response =>
   );
 
 /** Builds every layer on the bound port's configuration, recovers interrupted jobs, then hands the server its real handlers. */
-function serveOn(config: Config, store: Store, server: Server<undefined>, lock: DaemonLock, log: Logger): RunningDaemon {
+function serveOn(
+  config: Config,
+  store: Store,
+  server: Server<undefined>,
+  lock: DaemonLock,
+  log: Logger,
+  hooks: DaemonHooks,
+): RunningDaemon {
   const gateway = config.gateway.apiKey
     ? new GatewayClient({
         baseUrl: config.gateway.url,
@@ -124,11 +137,16 @@ function serveOn(config: Config, store: Store, server: Server<undefined>, lock: 
     Bun.shrink();
     log.debug("quiet: memory given back");
   });
+  let called = false;
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
     routes: {
       "/mcp": (request) => {
         collector.touch();
+        if (!called) {
+          called = true;
+          hooks.onFirstMcpRequest?.();
+        }
         return mcpRoute(request);
       },
     },

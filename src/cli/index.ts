@@ -3,7 +3,7 @@
 import { defineCommand, renderUsage, runMain } from "citty";
 import { versionLine } from "../version.ts";
 import { checkCommandLine } from "./argv.ts";
-import { relaunchWithoutFtl } from "./jit-relaunch.ts";
+import { relaunchForServing } from "./jit-relaunch.ts";
 import { forStream, styleFor } from "./style.ts";
 
 const main = defineCommand({
@@ -23,7 +23,7 @@ const main = defineCommand({
 
 const rawArgs = process.argv.slice(2);
 // Before serve's modules load: the relaunch then costs one runtime start (≈ 8 ms), not a second daemon's worth.
-if (rawArgs[0] === "serve") relaunchWithoutFtl();
+if (rawArgs[0] === "serve") relaunchForServing();
 const problem = await checkCommandLine(main, rawArgs);
 if (problem) {
   // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.

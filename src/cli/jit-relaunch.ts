@@ -1,25 +1,48 @@
-// `serve` runs with JavaScriptCore's top JIT tier (FTL) off: it re-executes itself once, same PID, with the option set.
+// `serve` runs with JavaScriptCore tuned for a daemon: it re-executes itself once, same PID, with SERVE_JIT_OPTIONS set.
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
 
 /**
- * Why: measured on the compiled binary (bench/RESULTS.md's load, then idle), FTL adds no throughput to this I/O-bound
- * daemon (tools/call ×0.54 of the floor with it and without it) while its compiler's machine code, paged in by the
- * first hot loop, stays resident: idle RSS after the benchmark's load 60.7 MiB with FTL, 58.5 without. The interpreter,
- * baseline and DFG tiers are untouched.
+ * The options `serve` starts with; a value the owner set is kept. FTL_OPTION also marks a process that has been
+ * relaunched (or that the owner configured): it is never relaunched again.
  *
- * Returns only when no relaunch happens: the option is already set (by us, or by the owner, who may set it to 1),
- * Windows or a runtime without execve, or execve failed (then serve simply runs with FTL).
+ * - No FTL (JavaScriptCore's top tier). Measured on the compiled binary (bench/RESULTS.md's load, then idle), it adds
+ *   no throughput to this I/O-bound daemon (tools/call ×0.54 of the floor with it and without it) while its compiler's
+ *   machine code, paged in by the first hot loop, stays resident: idle RSS after the load 60.7 MiB with FTL, 58.5 without.
+ * - The baseline and optimising tiers 10× sooner (JavaScriptCore's defaults: 500 and 1,000). A daemon's request path
+ *   runs once per request, so at the defaults it stays in the slower tiers for its first thousands of requests: a sync
+ *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts, alternating runs). Start-up code is
+ *   unaffected: the release binary starts with the JIT policy scaled ×500 (scripts/build-flags.ts) until it listens,
+ *   then at IDLE_JIT_POLICY until it is first called.
  */
-export function relaunchWithoutFtl(env: Record<string, string | undefined> = process.env): void {
+export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
+  [FTL_OPTION]: "0",
+  BUN_JSC_thresholdForJITAfterWarmUp: "50",
+  BUN_JSC_thresholdForOptimizeAfterWarmUp: "100",
+};
+
+/**
+ * The JIT policy (a scale on those thresholds) from listening until the first /mcp request: 10× more reluctant than
+ * JavaScriptCore's defaults. Compiling pages in the compilers' own machine code: at the defaults (×10) one small
+ * function still reached the optimising tier while idle, and the idle RSS grew 1.8 MiB (the binary's code mapping);
+ * at ×100 nothing does, and a daemon nobody has called yet idles as it did before the thresholds were lowered.
+ */
+export const IDLE_JIT_POLICY = 100;
+
+/**
+ * Returns only when no relaunch happens: already relaunched (or FTL_OPTION set by the owner, who may set it to 1),
+ * Windows or a runtime without execve, or execve failed (then serve simply runs with JavaScriptCore's defaults).
+ */
+export function relaunchForServing(env: Record<string, string | undefined> = process.env): void {
   if (env[FTL_OPTION] !== undefined || process.platform === "win32" || typeof process.execve !== "function") return;
   // A compiled binary's argv[1] is its embedded entry (/$bunfs/…), which Bun adds back itself; from source it is the script.
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
+  const options = Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? value]));
   try {
-    process.execve(process.execPath, [process.execPath, ...args], { ...env, [FTL_OPTION]: "0" });
+    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...options });
   } catch {
-    // Carry on as we are: FTL on costs memory after load, nothing else.
+    // Carry on as we are: the defaults cost memory after load and a little latency early on, nothing else.
   }
 }

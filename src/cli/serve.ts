@@ -6,6 +6,7 @@ import { createLogger, type Logger } from "../log.ts";
 import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
+import { IDLE_JIT_POLICY } from "./jit-relaunch.ts";
 import { gatewayChecks } from "./doctor-checks.ts";
 
 /** One probe of the gateway at start, never awaited: serve starts anyway, and says what `doctor` would say about it. */
@@ -28,7 +29,8 @@ export default defineCommand({
       const log = createLogger(loaded.config.log.level, loaded.config.log.format);
       let daemon;
       try {
-        daemon = startDaemon(loaded, log);
+        // Once called, the request path is compiled early (SERVE_JIT_OPTIONS' thresholds at the normal policy).
+        daemon = startDaemon(loaded, log, { onFirstMcpRequest: () => Bun.unsafe.setJITPolicy(1) });
       } catch (error) {
         if (error instanceof DaemonLockedError) {
           throw new CliExit(
@@ -45,9 +47,9 @@ export default defineCommand({
         throw error;
       }
       const running = daemon;
-      // The release binary starts with a reluctant JIT (scripts/release.ts): start-up code ran once; what runs from now
-      // on is the serving path, which deserves the normal policy.
-      Bun.unsafe.setJITPolicy(1);
+      // The release binary starts with a reluctant JIT (scripts/build-flags.ts): start-up code ran once. Until its first
+      // call the daemon keeps JavaScriptCore's default thresholds (see IDLE_JIT_POLICY).
+      Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY);
       warnIfGatewayUnusable(running.config, log);
       let signalled = false;
       const onSignal = (signal: string): void => {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildFeaturesFloor, rssMiB, startBinary } from "../../bench/servers.ts";
 import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
+import { SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
 
 let dir: string;
 let gateway: FakeGateway;
@@ -23,7 +24,7 @@ test("compiles, serves /healthz from Hono, keeps its WAL database and lock, asks
   const binary = await buildFeaturesFloor(dir);
   const home = join(dir, "home");
   const healthBefore = gateway.requests.filter((r) => r.path === "/health").length;
-  const floor = await startBinary(binary, home, { BENCH_GATEWAY_URL: gateway.url, BUN_JSC_useFTLJIT: "0" });
+  const floor = await startBinary(binary, home, { BENCH_GATEWAY_URL: gateway.url, ...SERVE_JIT_OPTIONS });
   try {
     const health = await fetch(`${floor.url}/healthz`);
     expect(health.status).toBe(200);

@@ -1,9 +1,9 @@
-// serve re-executes itself once with JavaScriptCore's FTL tier off: same PID, same output, the owner's own setting kept.
+// serve re-executes itself once with its JavaScriptCore options (FTL off, earlier tier-up): same PID, same output, the owner's own settings kept.
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION } from "../../src/cli/jit-relaunch.ts";
+import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
 import { runCli, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
 
 /** The environment the process with this PID runs with now (after any execve): Linux's /proc. */
@@ -18,10 +18,13 @@ afterEach(async () => {
 });
 
 describe.if(process.platform === "linux")("serve", () => {
-  test("runs with FTL off in the process that was started (same PID), and answers as usual", async () => {
+  test("runs with its JIT options in the process that was started (same PID), and answers as usual", async () => {
     const daemon = await startTestDaemon();
     daemons.push(daemon);
-    expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("0");
+    const environ = environOf(daemon.proc.pid);
+    expect(environ[FTL_OPTION]).toBe("0");
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
+    expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("50");
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     expect(await daemon.stop()).toBe(0);
     expect(daemon.logs()).toContain("hermes-mcp listening");
@@ -32,17 +35,27 @@ describe.if(process.platform === "linux")("serve", () => {
     daemons.push(daemon);
     expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
   });
+
+  test("an owner's own threshold is kept while the other options are set", async () => {
+    const daemon = await startTestDaemon({ env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("2000");
+    expect(environ[FTL_OPTION]).toBe("0");
+    expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("50");
+  });
 });
 
-describe.if(process.platform !== "win32")("relaunchWithoutFtl", () => {
-  test("execs the same script with the same arguments once, with the option set; then returns", async () => {
+describe.if(process.platform !== "win32")("relaunchForServing", () => {
+  test("execs the same script with the same arguments once, with the options set; then returns", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
     const script = join(dir, "relaunch.ts");
     writeFileSync(
       script,
-      `import { relaunchWithoutFtl } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/jit-relaunch.ts"))};
-       console.log(JSON.stringify({ option: process.env.${FTL_OPTION} ?? null, args: process.argv.slice(2), pid: process.pid }));
-       relaunchWithoutFtl();`,
+      `import { relaunchForServing } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/jit-relaunch.ts"))};
+       const options = Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null]));
+       console.log(JSON.stringify({ options, args: process.argv.slice(2), pid: process.pid }));
+       relaunchForServing();`,
     );
     const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
     const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, stdout: "pipe", stderr: "pipe" });
@@ -52,8 +65,9 @@ describe.if(process.platform !== "win32")("relaunchWithoutFtl", () => {
     const runs = out
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { option: string | null; args: string[]; pid: number });
-    expect(runs.map((run) => run.option)).toEqual([null, "0"]);
+      .map((line) => JSON.parse(line) as { options: Record<string, string | null>; args: string[]; pid: number });
+    const unset = Object.fromEntries(Object.keys(SERVE_JIT_OPTIONS).map((name) => [name, null]));
+    expect(runs.map((run) => run.options)).toEqual([unset, { ...SERVE_JIT_OPTIONS }]);
     expect(runs.map((run) => run.args)).toEqual([
       ["serve", "--flag"],
       ["serve", "--flag"],
