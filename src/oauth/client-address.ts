@@ -1,22 +1,18 @@
 // Who is asking, for per-address abuse limits: the TCP peer, or — only behind a loopback proxy or tunnel — the address it forwards.
-import { ipFamily, parseIp, unmapIpv4 } from "./ip-address.ts";
+import { type IpAddress, isLoopback, parseIp, unmapIpv4 } from "./ip-address.ts";
 
-/** IPv4-mapped IPv6 peers (::ffff:a.b.c.d, in any spelling) are their IPv4 address; zone ids are dropped. */
-function normalise(ip: string): string | null {
-  const bare = ip
+/** An address as text (IPv4-mapped IPv6 peers, ::ffff:a.b.c.d in any spelling, are their IPv4 address; zone ids are dropped) and parsed. */
+function normalise(text: string): { text: string; ip: IpAddress } | null {
+  const bare = text
     .trim()
     .replace(/^\[|\]$/g, "")
     .replace(/%.*$/, "");
   const parsed = parseIp(bare);
   if (parsed === null) return null;
   const v4 = unmapIpv4(parsed);
-  if (v4 === null) return bare.toLowerCase();
+  if (v4 === null) return { text: bare.toLowerCase(), ip: parsed };
   const [high, low] = v4.groups as [number, number];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
-
-function isLoopback(ip: string): boolean {
-  return ip === "::1" || (ipFamily(ip) === 4 && ip.startsWith("127."));
+  return { text: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, ip: v4 };
 }
 
 /**
@@ -28,13 +24,13 @@ function isLoopback(ip: string): boolean {
 export function clientAddress(peer: string | null | undefined, headers: Headers): string {
   const direct = peer ? normalise(peer) : null;
   if (direct === null) return "unknown";
-  if (!isLoopback(direct)) return direct;
+  if (!isLoopback(direct.ip)) return direct.text;
   const cf = headers.get("cf-connecting-ip");
   const fromCf = cf ? normalise(cf) : null;
-  if (fromCf) return fromCf;
+  if (fromCf) return fromCf.text;
   const lastHop = headers.get("x-forwarded-for")?.split(",").at(-1);
   const fromXff = lastHop ? normalise(lastHop) : null;
-  return fromXff ?? direct;
+  return (fromXff ?? direct).text;
 }
 
 /**

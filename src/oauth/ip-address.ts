@@ -107,3 +107,19 @@ export function inSubnet(ip: IpAddress, net: Subnet): boolean {
   }
   return true;
 }
+
+const LOOPBACK: readonly Subnet[] = [subnet("127.0.0.0", 8), subnet("::1", 128)];
+
+/**
+ * True for this machine's loopback addresses in any spelling: 127.0.0.0/8, ::1, and 127.x written IPv4-mapped. (Names
+ * such as localhost, in Host headers and settings, are web/loopback.ts's.)
+ */
+export function isLoopback(ip: IpAddress): boolean {
+  return inAnySubnet(ip, LOOPBACK);
+}
+
+/** In any of `nets`, as spelled or, for an IPv4-mapped IPv6 address (::ffff:a.b.c.d, which connects to a.b.c.d), as IPv4. */
+export function inAnySubnet(ip: IpAddress, nets: readonly Subnet[]): boolean {
+  const v4 = unmapIpv4(ip);
+  return nets.some((net) => inSubnet(ip, net) || (v4 !== null && inSubnet(v4, net)));
+}

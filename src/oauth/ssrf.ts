@@ -1,8 +1,6 @@
 // SSRF guard for fetching client metadata documents: which addresses are off-limits, and a DNS lookup that refuses them at connect time.
 import type { LookupAddress } from "node:dns";
-import { type IpAddress, inSubnet, parseIp, type Subnet, subnet, unmapIpv4 } from "./ip-address.ts";
-
-const LOOPBACK: Subnet[] = [subnet("127.0.0.0", 8), subnet("::1", 128)];
+import { inAnySubnet, isLoopback, parseIp, type Subnet, subnet } from "./ip-address.ts";
 
 /** Private, loopback, link-local, shared, documentation, multicast and reserved ranges (RFC 6890 special-purpose registries). */
 export const PRIVATE_RANGES = [
@@ -37,18 +35,12 @@ export const PRIVATE_RANGES = [
 ] as const;
 const PRIVATE: Subnet[] = PRIVATE_RANGES.map(([base, bits]) => subnet(base, bits));
 
-/** In any of `nets`, as spelled or — for an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which connects to a.b.c.d — as IPv4. */
-function inAny(ip: IpAddress, nets: Subnet[]): boolean {
-  const v4 = unmapIpv4(ip);
-  return nets.some((net) => inSubnet(ip, net) || (v4 !== null && inSubnet(v4, net)));
-}
-
 /** True when a connection to `address` could reach this machine or its private network (IPv4-mapped IPv6 included). */
 export function isForbiddenAddress(address: string, allowLoopback = false): boolean {
   const ip = parseIp(address);
   if (ip === null) return true;
-  if (inAny(ip, LOOPBACK)) return !allowLoopback;
-  return inAny(ip, PRIVATE);
+  if (isLoopback(ip)) return !allowLoopback;
+  return inAnySubnet(ip, PRIVATE);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

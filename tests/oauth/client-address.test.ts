@@ -12,7 +12,7 @@ describe("clientAddress", () => {
   });
 
   test("a loopback peer (tunnel, reverse proxy) is believed: CF-Connecting-IP first", () => {
-    for (const peer of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) {
+    for (const peer of ["127.0.0.1", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::ffff:7f00:1"]) {
       expect(clientAddress(peer, h({ "CF-Connecting-IP": "198.51.100.1", "X-Forwarded-For": "198.51.100.2" }))).toBe("198.51.100.1");
     }
   });
