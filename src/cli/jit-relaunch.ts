@@ -12,9 +12,9 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  *   machine code, paged in by the first hot loop, stays resident: idle RSS after the load 60.7 MiB with FTL, 58.5 without.
  * - The baseline and optimising tiers 10× sooner (JavaScriptCore's defaults: 500 and 1,000). A daemon's request path
  *   runs once per request, so at the defaults it stays in the slower tiers for its first thousands of requests: a sync
- *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts, alternating runs). Start-up code is
- *   unaffected: the release binary starts with the JIT policy scaled ×500 (scripts/build-flags.ts) until it listens,
- *   then at IDLE_JIT_POLICY until it is first called.
+ *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts's loop on fresh daemons, alternating
+ *   runs). Start-up code is unaffected: the release binary starts with the JIT policy scaled ×500
+ *   (scripts/build-flags.ts) until it listens, then at IDLE_JIT_POLICY until it is first called.
  */
 export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
   [FTL_OPTION]: "0",

@@ -48,7 +48,7 @@ export default defineCommand({
       }
       const running = daemon;
       // The release binary starts with a reluctant JIT (scripts/build-flags.ts): start-up code ran once. Until its first
-      // call the daemon keeps JavaScriptCore's default thresholds (see IDLE_JIT_POLICY).
+      // call the daemon stays 10× more reluctant than JavaScriptCore's defaults (see IDLE_JIT_POLICY).
       Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY);
       warnIfGatewayUnusable(running.config, log);
       let signalled = false;
