@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
-import { QUIET_MS } from "../src/idle-collector.ts";
+import { QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
 import { SERVE_JIT_OPTIONS } from "../src/cli/jit-relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
@@ -17,6 +17,7 @@ import {
   MCP_HEADERS,
   rssMiB,
   rssParts,
+  rssSplit,
   type Running,
   startBinary,
   startHoldingFloor,
@@ -129,9 +130,11 @@ async function measureIdleMemory(
     gateway.setBehavior({ directives: "[[delay:60000]]" });
     const db = new Database(dbOf(home), { readonly: true });
     const live = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE status IN ('pending', 'running')");
+    const idleSplit = rssSplit(daemon.pid);
     const { peak, after, reached } = await loadThenIdle(daemon, token, options, () => live.get()?.n ?? 0);
     // Read beside the row's figure, before the wake-up count below lets 5 more seconds pass.
     const afterParts = rssParts(daemon.pid);
+    const afterSplit = rssSplit(daemon.pid);
     const pending = live.get()?.n ?? 0;
     db.close();
     const activity = await idleActivity(daemon.pid);
@@ -149,9 +152,14 @@ async function measureIdleMemory(
     const floor = await startHoldingFloor();
     await Bun.sleep(IDLE_WAIT_MS);
     const floorIdle = rssMiB(floor.pid);
+    const floorIdleSplit = rssSplit(floor.pid);
     const floorLoad = await loadThenIdle(floor, token, options, null)
-      .then(async (load) => ({ ...load, activity: await idleActivity(floor.pid) }))
+      .then(async (load) => ({ ...load, split: rssSplit(floor.pid), activity: await idleActivity(floor.pid) }))
       .finally(() => floor.stop());
+    const grew = (from: number, to: number): string => `${MiB(from)} → ${MiB(to)} (+${MiB(to - from)})`;
+    notes.push(
+      `anonymous memory after load: ours ${grew(idleSplit.anonymous, afterSplit.anonymous)} MiB; bare Bun.serve collecting alike when quiet ${grew(floorIdleSplit.anonymous, floorLoad.split.anonymous)} MiB (what the runtime keeps after holding ${PENDING} requests); file-backed: ours ${grew(idleSplit.fileBacked, afterSplit.fileBacked)} MiB`,
+    );
     rows.push({
       metric: "compiled binary: idle RSS after that load (MiB)",
       ours: MiB(after),
@@ -170,7 +178,7 @@ async function measureIdleMemory(
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(
-      `after-load figure: ${reached} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${IDLE_WAIT_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s)`,
+      `after-load figure: ${reached} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${IDLE_WAIT_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s, and on Linux hands its code pages back ${RELEASE_AFTER_MS / 1000} s later)`,
     );
   } finally {
     await daemon.crash();

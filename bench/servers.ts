@@ -3,17 +3,24 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BUILD_FLAGS } from "../scripts/build-flags.ts";
 import { alignElfFile } from "../scripts/elf-align.ts";
+import { QUIET_MS } from "../src/idle-collector.ts";
 import { freePort } from "../tests/support/daemon.ts";
 
 export const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
-/** RSS split into anonymous memory (heaps, JIT code, SQLite cache) and file-backed pages (the binary's own code). */
-export function rssParts(pid: number): string {
+/** RSS split into anonymous memory (heaps, JIT code, SQLite cache) and file-backed pages (the binary's own code), in MiB. */
+export function rssSplit(pid: number): { anonymous: number; fileBacked: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string): string => (Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024).toFixed(1);
-  return `anonymous ${kib("RssAnon")} MiB + file-backed ${kib("RssFile")} MiB`;
+  const mib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { anonymous: mib("RssAnon"), fileBacked: mib("RssFile") };
+}
+
+/** rssSplit as the notes print it. */
+export function rssParts(pid: number): string {
+  const { anonymous, fileBacked } = rssSplit(pid);
+  return `anonymous ${anonymous.toFixed(1)} MiB + file-backed ${fileBacked.toFixed(1)} MiB`;
 }
 
 /**
@@ -113,10 +120,20 @@ export async function startFloor(token: string, answer: string, contentType: str
   return spawnListening([process.execPath, "-e", code], {});
 }
 
-/** A bare Bun.serve that holds every request whose body says "pending" for a minute: the runtime's own memory floor. */
+/**
+ * A bare Bun.serve that holds every request whose body says "pending" for a minute: the runtime's own memory floor.
+ * Once quiet for QUIET_MS it collects as the daemon does (a full collection, then JavaScriptCore's shrink), so what it
+ * keeps after a load is what the runtime itself keeps.
+ */
 export async function startHoldingFloor(): Promise<Running> {
   const code = `
+    let quiet = null;
+    const touch = () => {
+      if (quiet) clearTimeout(quiet);
+      quiet = setTimeout(() => (server.pendingRequests > 0 ? touch() : (Bun.gc(true), Bun.shrink())), ${QUIET_MS});
+    };
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 120, async fetch(request) {
+      touch();
       if ((await request.text()).includes("pending")) await Bun.sleep(60_000);
       return new Response("event: message\\ndata: {}\\n\\n", { headers: { "content-type": "text/event-stream" } });
     } });

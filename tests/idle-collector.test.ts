@@ -1,6 +1,6 @@
-// The idle collector: nothing without requests, one collection once quiet, none while requests keep coming or are in flight.
+// The idle collector: nothing without requests, one collection once quiet (then the code pages), none while requests keep coming or are in flight.
 import { expect, test } from "bun:test";
-import { idleCollector, QUIET_MS } from "../src/idle-collector.ts";
+import { idleCollector, QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
 import { baseEnv, freePort, makeHome, removeHome } from "./support/daemon.ts";
 
 const QUIET = 20;
@@ -8,7 +8,7 @@ const settle = (periods: number) => Bun.sleep(QUIET * periods);
 
 test("a daemon nobody called never collects", async () => {
   let collections = 0;
-  const collector = idleCollector({ pendingRequests: 0 }, () => collections++, QUIET);
+  const collector = idleCollector({ pendingRequests: 0 }, { collect: () => collections++, quietMs: QUIET });
   await settle(5);
   expect(collections).toBe(0);
   collector.stop();
@@ -16,7 +16,7 @@ test("a daemon nobody called never collects", async () => {
 
 test("after a burst, one collection once quiet, and none after it until the next request", async () => {
   let collections = 0;
-  const collector = idleCollector({ pendingRequests: 0 }, () => collections++, QUIET);
+  const collector = idleCollector({ pendingRequests: 0 }, { collect: () => collections++, quietMs: QUIET });
   for (let i = 0; i < 100; i++) collector.touch();
   await settle(6);
   expect(collections).toBe(1);
@@ -31,7 +31,7 @@ test("after a burst, one collection once quiet, and none after it until the next
 test("requests still in flight (held calls, long-polls) defer the collection until they end", async () => {
   let collections = 0;
   const server = { pendingRequests: 3 };
-  const collector = idleCollector(server, () => collections++, QUIET);
+  const collector = idleCollector(server, { collect: () => collections++, quietMs: QUIET });
   collector.touch();
   await settle(6);
   expect(collections).toBe(0);
@@ -45,7 +45,7 @@ test("the collection comes one quiet period after the last request, not after th
   // Long enough that late timers on a busy machine cannot decide it: the check falls 150 ms from either answer.
   const quiet = 600;
   let collections = 0;
-  const collector = idleCollector({ pendingRequests: 0 }, () => collections++, quiet);
+  const collector = idleCollector({ pendingRequests: 0 }, { collect: () => collections++, quietMs: quiet });
   collector.touch();
   await Bun.sleep(quiet / 2);
   collector.touch();
@@ -58,11 +58,61 @@ test("the collection comes one quiet period after the last request, not after th
 
 test("stop cancels an armed collection", async () => {
   let collections = 0;
-  const collector = idleCollector({ pendingRequests: 0 }, () => collections++, QUIET);
+  const collector = idleCollector({ pendingRequests: 0 }, { collect: () => collections++, quietMs: QUIET });
   collector.touch();
   collector.stop();
   await settle(4);
   expect(collections).toBe(0);
+});
+
+test("the release follows the collection once the daemon is still quiet a moment later", async () => {
+  const steps: string[] = [];
+  const collector = idleCollector(
+    { pendingRequests: 0 },
+    { collect: () => steps.push("collect"), release: () => steps.push("release"), quietMs: QUIET, releaseAfterMs: QUIET },
+  );
+  collector.touch();
+  await settle(8);
+  expect(steps).toEqual(["collect", "release"]);
+  await settle(5);
+  expect(steps).toEqual(["collect", "release"]);
+  collector.stop();
+});
+
+test("a request between the collection and the release calls the release off, and the round starts over from it", async () => {
+  // Long enough that late timers on a busy machine cannot decide it: each check falls 150 ms or more from either answer.
+  const quiet = 600;
+  const steps: string[] = [];
+  const collector = idleCollector(
+    { pendingRequests: 0 },
+    { collect: () => steps.push("collect"), release: () => steps.push("release"), quietMs: quiet, releaseAfterMs: quiet },
+  );
+  collector.touch();
+  await Bun.sleep(quiet * 1.5);
+  expect(steps).toEqual(["collect"]);
+  // Half-way to the release (due at 2.0): the request uses the pages again.
+  collector.touch();
+  // At 2.25: the release was called off at 2.0; the next collection is due at 2.5 (one quiet period after the request).
+  await Bun.sleep(quiet * 0.75);
+  expect(steps).toEqual(["collect"]);
+  // At 4.25: quiet again since that request, so collected once more (2.5), then released (3.5).
+  await Bun.sleep(quiet * 2);
+  expect(steps).toEqual(["collect", "collect", "release"]);
+  collector.stop();
+});
+
+test("stop cancels an armed release", async () => {
+  const steps: string[] = [];
+  const collector = idleCollector(
+    { pendingRequests: 0 },
+    { collect: () => steps.push("collect"), release: () => steps.push("release"), quietMs: QUIET, releaseAfterMs: QUIET * 3 },
+  );
+  collector.touch();
+  await settle(2.5);
+  expect(steps).toEqual(["collect"]);
+  collector.stop();
+  await settle(5);
+  expect(steps).toEqual(["collect"]);
 });
 
 test("a daemon gives back what start-up left once it is quiet, with no request at all to arm it", async () => {
@@ -79,10 +129,17 @@ test("a daemon gives back what start-up left once it is quiet, with no request a
   void drain(proc.stdout);
   void drain(proc.stderr);
   try {
-    const deadline = Date.now() + QUIET_MS + 5000;
-    while (!logs.includes("quiet: memory given back") && Date.now() < deadline) await Bun.sleep(100);
+    const deadline = Date.now() + QUIET_MS + RELEASE_AFTER_MS + 5000;
+    const released = /quiet: code pages handed back mib=([\d.]+)/;
+    const releases = process.platform === "linux";
+    while (!(releases ? released.test(logs) : logs.includes("quiet: memory given back")) && Date.now() < deadline) await Bun.sleep(100);
     expect(logs).toContain("hermes-mcp listening");
     expect(logs).toContain("quiet: memory given back");
+    if (releases) {
+      // Then the code pages (Linux), and the daemon answers as before.
+      expect(Number(released.exec(logs)?.[1])).toBeGreaterThan(1);
+      expect((await fetch(`http://127.0.0.1:${env.BIND_PORT}/healthz`)).status).toBe(200);
+    }
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;

@@ -69,6 +69,48 @@ describe("the compiled binary", () => {
     }
   });
 
+  // After the build above. bun:ffi inside the single binary: madvise from the C library (src/code-pages.ts).
+  test.if(process.platform === "linux")(
+    "once quiet, hands its code pages back to the page cache and keeps answering",
+    async () => {
+      const binary = join(ROOT, "dist", "hermes-mcp");
+      const port = freePort();
+      const proc = Bun.spawn([binary, "serve"], {
+        cwd: home,
+        env: { HOME: home, BIND_PORT: String(port), PATH: "/usr/bin:/bin", LOG_LEVEL: "DEBUG" },
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      let logs = "";
+      const drain = (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of proc.stderr) logs += decoder.decode(chunk, { stream: true });
+      })();
+      const rssFile = (): number => Number(/RssFile:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))?.[1]);
+      try {
+        let health: Response | null = null;
+        for (let i = 0; i < 200 && !health; i++) {
+          health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+          if (!health) await Bun.sleep(25);
+        }
+        expect(health?.status).toBe(200);
+        const mapped = rssFile();
+        const released = /quiet: code pages handed back mib=([\d.]+)/;
+        const deadline = Date.now() + 15_000;
+        while (!released.test(logs) && Date.now() < deadline) await Bun.sleep(100);
+        expect(Number(released.exec(logs)?.[1] ?? 0), logs).toBeGreaterThan(5);
+        expect(rssFile()).toBeLessThan(mapped - 5 * 1024);
+        expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" })).status).toBe(401);
+      } finally {
+        proc.kill("SIGTERM");
+        expect(await proc.exited).toBe(0);
+        await drain;
+      }
+    },
+    30_000,
+  );
+
   test("cross-compiles for linux-arm64 as the README shows", () => {
     const result = crossBuild(["--target=bun-linux-arm64", "--outfile", join(out, "hermes-mcp-linux-arm64")]);
     expect(result.exitCode, result.stderr.toString()).toBe(0);
