@@ -22,6 +22,16 @@ const crossBuild = (args: string[]) =>
     stdout: "pipe",
   });
 
+/** The first answer from /healthz on `port`, polled for up to 5 s while the binary starts (null: none came). */
+async function firstHealth(port: number): Promise<Response | null> {
+  for (let i = 0; i < 200; i++) {
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+    if (health) return health;
+    await Bun.sleep(25);
+  }
+  return null;
+}
+
 describe("the compiled binary", () => {
   test("builds, reports its version, and serves /healthz and /mcp without Bun or node_modules around it", async () => {
     // Exactly the README's `bun run build`.
@@ -50,12 +60,7 @@ describe("the compiled binary", () => {
       stderr: "pipe",
     });
     try {
-      let health: Response | null = null;
-      for (let i = 0; i < 200 && !health; i++) {
-        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-        if (!health) await Bun.sleep(25);
-      }
-      expect(health?.status).toBe(200);
+      expect((await firstHealth(port))?.status).toBe(200);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" });
       expect(unauthorized.status).toBe(401);
       // The compiled serve re-executed itself (same PID) with its JavaScriptCore options (src/cli/jit-relaunch.ts).
@@ -88,12 +93,7 @@ describe("the compiled binary", () => {
       })();
       const rssFile = (): number => Number(/RssFile:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))?.[1]);
       try {
-        let health: Response | null = null;
-        for (let i = 0; i < 200 && !health; i++) {
-          health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-          if (!health) await Bun.sleep(25);
-        }
-        expect(health?.status).toBe(200);
+        expect((await firstHealth(port))?.status).toBe(200);
         const mapped = rssFile();
         const released = /quiet: code pages handed back mib=([\d.]+)/;
         const deadline = Date.now() + 15_000;
