@@ -8,12 +8,14 @@ export interface CodeRange {
   rssKiB: number;
 }
 
-const HEADER = /^([0-9a-f]+)-([0-9a-f]+) ([r-][w-][x-][ps]) [0-9a-f]+ [0-9a-f]+:[0-9a-f]+ \d+\s+(.*)$/;
+// Every mapping's first line; the path is absent for anonymous memory (the kernel pads with a space, or may not).
+const HEADER = /^([0-9a-f]+)-([0-9a-f]+) ([r-][w-][x-][ps]) [0-9a-f]+ [0-9a-f]+:[0-9a-f]+ \d+(?:\s+(.*))?$/;
 
 /**
- * The mappings of the file at `exePath` (as /proc/self/exe names it) whose pages can be dropped and read back from the file unchanged: private, never writable, with
- * no anonymous (copy-on-write) page and nothing locked. Everything else is left alone: MADV_DONTNEED on a written
- * private page would throw its contents away (a relocated RELRO page, for one), and the data segment is written.
+ * The mappings of the file at `exePath` (as /proc/self/exe names it) whose pages can be dropped and read back from the
+ * file unchanged: private, never writable, with no anonymous (copy-on-write) page and nothing locked. Everything else is
+ * left alone: MADV_DONTNEED on a written private page would throw its contents away (a relocated RELRO page, for one),
+ * and the data segment is written.
  */
 export function releasableRanges(smaps: string, exePath: string): CodeRange[] {
   const ranges: CodeRange[] = [];
@@ -28,7 +30,7 @@ export function releasableRanges(smaps: string, exePath: string): CodeRange[] {
     const header = HEADER.exec(line);
     if (header) {
       finish();
-      const [, from, to, perms, path] = header as unknown as [string, string, string, string, string];
+      const [, from, to, perms, path = ""] = header as unknown as [string, string, string, string, string | undefined];
       const start = BigInt(`0x${from}`);
       current = {
         start,

@@ -44,6 +44,18 @@ describe("releasableRanges", () => {
     expect(releasableRanges(smaps, EXE)).toEqual([]);
   });
 
+  test("an anonymous mapping's fields are its own, with or without the space the kernel pads its header with", () => {
+    const code = entry("01a40000-0684a000", "r-xp", EXE, { rss: 100 });
+    // Written anonymous memory right after the code: were its header missed, its Anonymous line would land on the code.
+    const heap = (header: string) =>
+      [header, "Rss:                 64 kB", "Anonymous:           64 kB", "Locked:               0 kB"].join("\n");
+    for (const header of ["0684a000-0685a000 rw-p 00000000 00:00 0", "0684a000-0685a000 rw-p 00000000 00:00 0 "]) {
+      expect(releasableRanges(`${code}\n${heap(header)}`, EXE)).toEqual([
+        { start: 0x1a40000n, length: 0x684a000n - 0x1a40000n, rssKiB: 100 },
+      ]);
+    }
+  });
+
   test("matches the executable by the path /proc/self/exe gives, ' (deleted)' included after an upgrade renamed over it", () => {
     const deleted = `${EXE} (deleted)`;
     const smaps = entry("01a40000-0684a000", "r-xp", deleted, { rss: 100 });
