@@ -29,9 +29,10 @@ const SETTLE_MS = benchSetting("BENCH_SETTLE_MS", 2000, 0, 60_000);
 const PENDING = 1000;
 /**
  * Every idle reading (fresh, after load, with a full database) waits this long: the daemon gives memory back once it
- * has been quiet for QUIET_MS (src/idle-collector.ts), after start-up as after load, and JavaScriptCore shortly after.
+ * has been quiet for QUIET_MS (src/idle-collector.ts), after start-up as after load, JavaScriptCore shortly after, and
+ * its code pages RELEASE_AFTER_MS later.
  */
-const IDLE_WAIT_MS = QUIET_MS + SETTLE_MS * 2;
+const IDLE_WAIT_MS = QUIET_MS + RELEASE_AFTER_MS + SETTLE_MS * 2;
 const dbOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
 interface Options {
@@ -178,7 +179,7 @@ async function measureIdleMemory(
     });
     notes.push(`calls still pending after the clients went away: ${pending} (each dropped call cancels its job)`);
     notes.push(
-      `after-load figure: ${reached} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${IDLE_WAIT_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s, and on Linux hands its code pages back ${RELEASE_AFTER_MS / 1000} s later)`,
+      `after-load figure: ${reached} sync calls held open then dropped, then ${options.seconds} s of wrk tools/list, then ${IDLE_WAIT_MS / 1000} s idle (the daemon collects once quiet for ${QUIET_MS / 1000} s, and on Linux hands its code pages back ${RELEASE_AFTER_MS / 1000} s later; the floors alike)`,
     );
   } finally {
     await daemon.crash();

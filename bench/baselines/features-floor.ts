@@ -1,4 +1,4 @@
-// The runtime features `hermes-mcp serve` uses on its way to idle, and none of its code: the idle-RSS floor its choices of Bun features set.
+// The runtime features `hermes-mcp serve` uses on its way to idle, and none of its work: the idle-RSS floor its choices of Bun features set.
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -6,13 +6,17 @@ import { defineCommand, runMain } from "citty";
 import { Hono } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
 import { z } from "zod";
+import { codePageRelease } from "../../src/code-pages.ts";
+import { idleCollector } from "../../src/idle-collector.ts";
 
 /*
  * Compiled with the release flags and run like the daemon (bench/memory.ts), step for step: a citty command line, the
  * environment checked by a zod schema, a log line through Bun.stderr, an exclusive SQLite lock and a holder file, a
- * WAL database with a table and prepared statements, a random key and a hash (Web Crypto and Bun's hasher, as src/crypto/primitives.ts), a Hono app (its linear router, as the
- * daemon's) behind Bun.serve's routes, one HTTP/1.1 request to the gateway over Bun.connect, signal handlers. What
- * differs from the daemon's figure is the daemon's own code and data.
+ * WAL database with a table and prepared statements, a random key and a hash (Web Crypto and Bun's hasher, as
+ * src/crypto/primitives.ts), a Hono app (its linear router, as the daemon's) behind Bun.serve's routes, one HTTP/1.1
+ * request to the gateway over Bun.connect, signal handlers; and once quiet, memory given back as `serve` gives it (the
+ * daemon's own idle collector and code-page release, the only code of its own the floor runs: without them the floor
+ * would keep what the daemon hands back). What differs from the daemon's figure is the daemon's own code and data.
  */
 const Env = z.object({
   BIND_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
@@ -50,9 +54,28 @@ function serve(): Promise<never> {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: env.BIND_PORT,
-    routes: { "/mcp": () => new Response(null, { status: 401 }) },
-    fetch: app.fetch,
+    routes: {
+      "/mcp": () => {
+        collector.touch();
+        return new Response(null, { status: 401 });
+      },
+    },
+    fetch: (request) => {
+      collector.touch();
+      return app.fetch(request);
+    },
   });
+  // As src/daemon.ts: SQLite's cache, a full collection and JavaScriptCore's shrink once quiet, the code pages a second later (the
+  // handlers above touch it only once requests come, after this line has run).
+  const collector = idleCollector(server, {
+    collect: () => {
+      db.exec("PRAGMA shrink_memory");
+      Bun.gc(true);
+      Bun.shrink();
+    },
+    release: () => void codePageRelease().then((release) => typeof release !== "string" && release()),
+  });
+  collector.touch();
   if (env.LOG_LEVEL === "DEBUG" || env.LOG_LEVEL === "INFO") log.write(`listening on 127.0.0.1:${server.port}\n`);
 
   if (env.BENCH_GATEWAY_URL) {
