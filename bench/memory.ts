@@ -122,7 +122,7 @@ async function measureIdleMemory(
     rows.push({
       metric: "compiled binary: idle RSS (MiB)",
       ours: MiB(idle),
-      baseline: `the runtime features serve uses, none of its code: ${MiB(features.idle)}`,
+      baseline: `the runtime features serve uses, none of its work: ${MiB(features.idle)}`,
       ratio: `×${(idle / features.idle).toFixed(2)}`,
       target: "≤ 45 MiB",
       met: idle <= 45,

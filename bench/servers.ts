@@ -26,28 +26,37 @@ export function rssParts(pid: number): string {
 /**
  * What an idle process costs the machine, over `ms`: wake-ups (voluntary context switches of all its threads: each is
  * a sleep the kernel had to end) and CPU time, both per second. CPU comes from each thread's schedstat, in nanoseconds
- * (stat's 10 ms ticks would read an idle process as 0.0 whether it used nothing or 1.9 ms a second).
+ * (stat's 10 ms ticks would read an idle process as 0.0 whether it used nothing or 1.9 ms a second). Counted per thread:
+ * a thread that ends in the window takes its counts with it (a sum over all threads then goes down, even below zero),
+ * so only threads still there at the end count, from zero if they started in the window.
  */
 export async function idleActivity(pid: number, ms = 5000): Promise<{ wakeups: number; cpuMs: number }> {
-  const read = (): { switches: number; cpuNs: number } => {
-    let switches = 0;
-    let cpuNs = 0;
+  const read = (): Map<string, { switches: number; cpuNs: number }> => {
+    const threads = new Map<string, { switches: number; cpuNs: number }>();
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       try {
         const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
-        switches += Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-        cpuNs += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0);
+        threads.set(task, {
+          switches: Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+          cpuNs: Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0),
+        });
       } catch {
         // A thread that ended between the listing and the read.
       }
     }
-    return { switches, cpuNs };
+    return threads;
   };
   const before = read();
   await Bun.sleep(ms);
-  const after = read();
+  let switches = 0;
+  let cpuNs = 0;
+  for (const [task, now] of read()) {
+    const then = before.get(task);
+    switches += now.switches - (then?.switches ?? 0);
+    cpuNs += now.cpuNs - (then?.cpuNs ?? 0);
+  }
   const seconds = ms / 1000;
-  return { wakeups: (after.switches - before.switches) / seconds, cpuMs: (after.cpuNs - before.cpuNs) / 1e6 / seconds };
+  return { wakeups: switches / seconds, cpuMs: cpuNs / 1e6 / seconds };
 }
 
 export interface Running {

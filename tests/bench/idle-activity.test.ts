@@ -24,3 +24,23 @@ test.skipIf(process.platform !== "linux")(
     }
   },
 );
+
+test.skipIf(process.platform !== "linux")(
+  "a thread that ends in the window takes none of the others' wake-ups with it (never below zero)",
+  async () => {
+    // A worker that sleeps 1 ms at a time (a wake-up each) for 1.2 s, then ends; the main thread sleeps throughout.
+    const worker = `const cell = new Int32Array(new SharedArrayBuffer(4)); const end = Date.now() + 1200; while (Date.now() < end) Atomics.wait(cell, 0, 0, 1);`;
+    const script = `new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}], { type: "application/javascript" }))); await Bun.sleep(60_000);`;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore" });
+    try {
+      // Hundreds of wake-ups in the worker before the window; it ends inside it.
+      await Bun.sleep(700);
+      const activity = await idleActivity(proc.pid, 1500);
+      expect(activity.wakeups).toBeGreaterThanOrEqual(0);
+      expect(activity.cpuMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    }
+  },
+);
