@@ -48,10 +48,17 @@ export class Http1Agent {
   /** The few URLs a gateway client uses, parsed once. */
   private readonly urls = new Map<string, URL>();
 
-  /** Closes every idle connection. */
-  close(): void {
-    for (const list of this.idle.values()) for (const connection of list) connection.socket.end();
+  /** Closes every idle connection; returns how many there were. */
+  close(): number {
+    // Taken out of the lists first: end() may run the close handler at once, and its forget() would splice the list
+    // being walked (every other connection was skipped, left open until its idle timeout).
+    const idle = [...this.idle.values()].flat();
     this.idle.clear();
+    for (const connection of idle) {
+      connection.idle = false;
+      connection.socket.end();
+    }
+    return idle.length;
   }
 
   private parsed(url: string): URL {
@@ -262,4 +269,14 @@ let agent: Http1Agent | null = null;
 function sharedAgent(): Http1Agent {
   agent ??= new Http1Agent();
   return agent;
+}
+
+/**
+ * Closes the idle connections every plain-http gateway client shares; returns how many. The daemon calls it once quiet:
+ * kept, each would time out up to IDLE_SECONDS later and run its timeout and close handlers then, after the quiet
+ * release, paging back in the code it handed back (measured on the memory bench: +6.5 MiB of the binary's code, 19 s
+ * after the release). Closed now, the next call after a quiet spell opens a fresh connection (loopback: well under 1 ms).
+ */
+export function closeIdleGatewayConnections(): number {
+  return agent?.close() ?? 0;
 }

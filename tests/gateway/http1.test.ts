@@ -416,6 +416,20 @@ describe("connections", () => {
     await until(() => server.closed() === 1, 12_000);
   }, 15_000);
 
+  test("close() closes every idle connection at once and says how many; the next request opens a fresh one", async () => {
+    const server = serve((socket) => setTimeout(() => socket.write(ok("later")), 50));
+    const agent = newAgent();
+    // Six at once: six connections, all idle once answered.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get(agent, server.url).then((r) => r.text())));
+    expect(answers).toEqual(Array(6).fill("later"));
+    expect(server.opened()).toBe(6);
+    expect(agent.close()).toBe(6);
+    await until(() => server.closed() === 6);
+    expect(agent.close()).toBe(0);
+    expect(await (await get(agent, server.url)).text()).toBe("later");
+    expect(server.opened()).toBe(7);
+  });
+
   test("an idle kept-alive connection does not keep a process alive", async () => {
     const server = serve((socket) => socket.write(ok("done")));
     const script = `import { Http1Agent } from ${JSON.stringify(join(import.meta.dir, "../../src/gateway/http1.ts"))};
