@@ -1,7 +1,9 @@
 // The idle collector: nothing without requests, one collection once quiet (then the code pages), none while requests keep coming or are in flight.
 import { expect, test } from "bun:test";
 import { idleCollector, QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
-import { baseEnv, freePort, makeHome, removeHome } from "./support/daemon.ts";
+import { baseEnv, createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
+import { FAKE_GATEWAY_KEY, startFakeGateway } from "./support/fake-gateway.ts";
+import { connectClient, structuredOf } from "./support/mcp-client.ts";
 
 const QUIET = 20;
 const settle = (periods: number) => Bun.sleep(QUIET * periods);
@@ -146,3 +148,35 @@ test("a daemon gives back what start-up left once it is quiet, with no request a
     removeHome(home);
   }
 }, 20_000);
+
+test("once quiet, the daemon closes its idle gateway connections: calls in a burst share one, the next call opens a fresh one", async () => {
+  const gateway = await startFakeGateway();
+  const home = makeHome();
+  const env = { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, LOG_LEVEL: "DEBUG" };
+  const token = await createToken(home, "quiet", env);
+  const daemon = await startTestDaemon({ home, env });
+  const ask = async (prompt: string): Promise<void> => {
+    const client = await connectClient(daemon.url, token);
+    expect(structuredOf(await client.callTool({ name: "hermes_ask", arguments: { prompt } })).status).toBe("completed");
+    await client.close();
+  };
+  const chatPorts = () => gateway.chats.map((chat) => chat.clientPort);
+  try {
+    await ask("first");
+    await ask("second");
+    // Kept alive within a burst.
+    expect(chatPorts()[0]).not.toBeNull();
+    expect(chatPorts()[1]).toBe(chatPorts()[0]);
+    const deadline = Date.now() + QUIET_MS + RELEASE_AFTER_MS + 5000;
+    while (!daemon.logs().includes("quiet: memory given back") && Date.now() < deadline) await Bun.sleep(100);
+    expect(daemon.logs()).toMatch(/quiet: memory given back.*gateway_connections_closed=1/);
+    // Long before the connection's own idle timeout (30 s), the call after the quiet spell needs a new one.
+    await ask("after the quiet spell");
+    expect(chatPorts()).toHaveLength(3);
+    expect(chatPorts()[2]).not.toBe(chatPorts()[0]);
+  } finally {
+    await daemon.stop();
+    await gateway.stop();
+    removeHome(home);
+  }
+}, 30_000);

@@ -40,6 +40,8 @@ export interface RecordedRequest {
   outcome: RequestOutcome;
   startedAt: number;
   endedAt: number | null;
+  /** The client's TCP port: two requests with the same one came over one kept-alive connection. */
+  clientPort: number | null;
 }
 
 export interface FakeGatewayBehavior {
@@ -416,7 +418,7 @@ class FakeGatewayServer implements FakeGateway {
       port: 0,
       // A hanging turn must stay open until the client gives up, however long that is.
       idleTimeout: 0,
-      fetch: (req) => this.route(req),
+      fetch: (req, server) => this.route(req, server.requestIP(req)?.port ?? null),
       // [[drop:reset]] errors its body stream on purpose; that is not a fake-gateway bug worth printing. A typo'd directive is.
       error: (error) => {
         if (!(error instanceof UnknownDirectiveError)) return new Response(null, { status: 500 });
@@ -497,7 +499,7 @@ class FakeGatewayServer implements FakeGateway {
 
   // ---- routing ----
 
-  private async route(req: Request): Promise<Response> {
+  private async route(req: Request, clientPort: number | null): Promise<Response> {
     const url = new URL(req.url);
     const headers: Record<string, string> = {};
     req.headers.forEach((value, key) => {
@@ -518,6 +520,7 @@ class FakeGatewayServer implements FakeGateway {
       outcome: "open",
       startedAt: Date.now(),
       endedAt: null,
+      clientPort,
     };
     this.requests.push(record);
     this.changed();
