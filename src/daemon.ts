@@ -32,10 +32,12 @@ export interface RunningDaemon {
 /** Bun closes idle connections after 10 s by default; streams send a heartbeat at most every 15 s, so allow 2 minutes. */
 const IDLE_TIMEOUT_SECONDS = 120;
 
-/** What the command running the daemon may hook into. */
+/** What the command running the daemon may hook into (serve tunes the JIT with them). */
 export interface DaemonHooks {
-  /** Called once, when the first request reaches /mcp (whoever sent it). */
-  onFirstMcpRequest?: () => void;
+  /** Called when the first request reaches /mcp (whoever sent it), and again by the first one after each quiet spell. */
+  onServing?: () => void;
+  /** Called each time the daemon goes quiet, before it gives memory back (start-up's quiet included). */
+  onQuiet?: () => void;
 }
 
 export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHooks = {}): RunningDaemon {
@@ -128,8 +130,12 @@ function serveOn(
   // Once quiet after work: the gateway's idle connections close, SQLite's page cache, the JS heap (with the allocator's
   // freed pages) and JavaScriptCore's unused memory go back to the system, then the binary's code pages to the page cache.
   let pages: Promise<CodePageRelease | string> | null = null;
+  // Whether /mcp has been called since the last quiet spell.
+  let serving = false;
   const collector = idleCollector(server, {
     collect: () => {
+      serving = false;
+      hooks.onQuiet?.();
       // First what would otherwise wake the daemon later on its own: the gateway's idle kept-alive connections.
       const closed = closeIdleGatewayConnections();
       try {
@@ -158,15 +164,14 @@ function serveOn(
         .catch((error: Error) => log.debug("could not hand code pages back", { error: error.message }));
     },
   });
-  let called = false;
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
     routes: {
       "/mcp": (request) => {
         collector.touch();
-        if (!called) {
-          called = true;
-          hooks.onFirstMcpRequest?.();
+        if (!serving) {
+          serving = true;
+          hooks.onServing?.();
         }
         return mcpRoute(request);
       },

@@ -14,7 +14,7 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  *   runs once per request, so at the defaults it stays in the slower tiers for its first thousands of requests: a sync
  *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts's loop on fresh daemons, alternating
  *   runs). Start-up code is unaffected: the release binary starts with the JIT policy scaled ×500
- *   (scripts/build-flags.ts) until it listens, then at IDLE_JIT_POLICY until it is first called.
+ *   (scripts/build-flags.ts) until it listens, then at IDLE_JIT_POLICY until it is first called, and again once quiet.
  */
 export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
   [FTL_OPTION]: "0",
@@ -23,10 +23,11 @@ export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The JIT policy (a scale on those thresholds) from listening until the first /mcp request: 10× more reluctant than
- * JavaScriptCore's defaults. Compiling pages in the compilers' own machine code: at the defaults (×10) one small
- * function still reached the optimising tier while idle, and the idle RSS grew 1.8 MiB (the binary's code mapping);
- * at ×100 nothing does, and a daemon nobody has called yet idles as it did before the thresholds were lowered.
+ * The JIT policy (a scale on those thresholds) from listening until the first /mcp request, and from each quiet spell
+ * until the next: 10× more reluctant than JavaScriptCore's defaults. Compiling pages in the compilers' own machine code:
+ * at the defaults (×10) one small function still reached the optimising tier while idle, and the idle RSS grew 1.8 MiB
+ * (the binary's code mapping); at ×100 nothing does, and a daemon nobody has called yet idles as it did before the
+ * thresholds were lowered.
  */
 export const IDLE_JIT_POLICY = 100;
 

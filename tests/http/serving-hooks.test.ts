@@ -1,10 +1,11 @@
-// startDaemon's onFirstMcpRequest hook (serve turns the JIT eager with it): once, on the first /mcp request, not before.
+// startDaemon's onServing and onQuiet hooks (serve tunes the JIT with them): serving from the first /mcp request, quiet once it stops, serving again from the next.
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningDaemon, startDaemon } from "../../src/daemon.ts";
+import { QUIET_MS } from "../../src/idle-collector.ts";
 import { silentLogger } from "../../src/log.ts";
 
 const homes: string[] = [];
@@ -14,16 +15,21 @@ afterEach(async () => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
 });
 
-test("is called once, by the first request to /mcp (whoever sends it), and by nothing else", async () => {
-  const home = mkdtempSync(join(tmpdir(), "hermes-mcp-first-call-"));
+const startIn = (prefix: string, hooks: Parameters<typeof startDaemon>[2]): RunningDaemon => {
+  const home = mkdtempSync(join(tmpdir(), prefix));
   homes.push(home);
   const loaded = loadConfig({
     env: { HOME: home, BIND_HOST: "127.0.0.1", BIND_PORT: "0", OAUTH_CLIENT_ID: "claude-static", OAUTH_CLIENT_SECRET: "s".repeat(40) },
     cwd: home,
   });
-  let calls = 0;
-  const daemon = startDaemon(loaded, silentLogger, { onFirstMcpRequest: () => calls++ });
+  const daemon = startDaemon(loaded, silentLogger, hooks);
   daemons.push(daemon);
+  return daemon;
+};
+
+test("onServing is called once, by the first request to /mcp (whoever sends it), and by nothing else", async () => {
+  let calls = 0;
+  const daemon = startIn("hermes-mcp-first-call-", { onServing: () => calls++ });
   expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
   expect((await fetch(`${daemon.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
   expect(calls).toBe(0);
@@ -33,3 +39,21 @@ test("is called once, by the first request to /mcp (whoever sends it), and by no
   expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
   expect(calls).toBe(1);
 });
+
+test("onQuiet comes once the daemon is quiet; the next /mcp request calls onServing again, and only it", async () => {
+  const events: string[] = [];
+  const daemon = startIn("hermes-mcp-quiet-", { onServing: () => events.push("serving"), onQuiet: () => events.push("quiet") });
+  const waitFor = async (count: number): Promise<void> => {
+    const deadline = Date.now() + QUIET_MS + 5000;
+    while (events.length < count && Date.now() < deadline) await Bun.sleep(50);
+  };
+  expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
+  await waitFor(2);
+  expect(events).toEqual(["serving", "quiet"]);
+  // A probe wakes the collector but is not the daemon being called.
+  expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+  expect(events).toEqual(["serving", "quiet"]);
+  expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
+  expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
+  expect(events).toEqual(["serving", "quiet", "serving"]);
+}, 20_000);
