@@ -150,7 +150,7 @@ function serveOn(
       log.debug("quiet: memory given back", { gateway_connections_closed: closed });
     },
     // Code run once (start-up, a burst's rare paths, the JIT's compilers) stays mapped until the kernel needs the memory;
-    // dropped here, idle RSS is what idling touches (measured: 43 → 18–20 MiB idle, 52 → 23–25 after the memory bench's load).
+    // dropped here, idle RSS is what idling touches (measured: 43 → 18–20 MiB idle, 52 → 22–24 after the memory bench's load).
     release: () => {
       // Prepared on first use: bun:ffi and the C library load only in a daemon that has gone quiet once.
       const first = pages === null;
