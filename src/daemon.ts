@@ -8,9 +8,9 @@ import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";
-import { type CodePageRelease, codePageRelease } from "./code-pages.ts";
 import { idleCollector } from "./idle-collector.ts";
 import type { Logger } from "./log.ts";
+import { memoryGiveBack } from "./memory-give-back.ts";
 import { SyncCallRegistry } from "./mcp/cancellations.ts";
 import { MessagingCallRegistry } from "./mcp/messaging-calls.ts";
 import { MessagingService } from "./messaging/service.ts";
@@ -127,43 +127,18 @@ function serveOn(
   store.oauth.settings.set(PROBE_KEY_SETTING, probeKey);
   const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey });
 
-  // Once quiet after work: the gateway's idle connections close, SQLite's page cache, the JS heap (with the allocator's
-  // freed pages) and JavaScriptCore's unused memory go back to the system, then the binary's code pages to the page cache.
-  let pages: Promise<CodePageRelease | string> | null = null;
   // Whether /mcp has been called since the last quiet spell.
   let serving = false;
-  const collector = idleCollector(server, {
-    collect: () => {
+  // Once quiet after work: the gateway's idle connections close (each would otherwise time out later on its own, and
+  // run code after the code-page release), then memory goes back (src/memory-give-back.ts).
+  const collector = idleCollector(
+    server,
+    memoryGiveBack(store.db, log, () => {
       serving = false;
       hooks.onQuiet?.();
-      // First what would otherwise wake the daemon later on its own: the gateway's idle kept-alive connections.
-      const closed = closeIdleGatewayConnections();
-      try {
-        store.db.exec("PRAGMA shrink_memory");
-      } catch (error) {
-        log.debug("could not shrink SQLite's cache", { error: (error as Error).message });
-      }
-      Bun.gc(true);
-      // Then JavaScriptCore's own unused memory, when it is next idle (measured: after the memory bench's load, the
-      // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
-      Bun.shrink();
-      log.debug("quiet: memory given back", { gateway_connections_closed: closed });
-    },
-    // Code run once (start-up, a burst's rare paths, the JIT's compilers) stays mapped until the kernel needs the memory;
-    // dropped here, idle RSS is what idling touches (measured: 43 → 18–20 MiB idle, 52 → 22–24 after the memory bench's load).
-    release: () => {
-      // Prepared on first use: bun:ffi and the C library load only in a daemon that has gone quiet once.
-      const first = pages === null;
-      pages ??= codePageRelease();
-      pages
-        .then((releasePages) => {
-          if (typeof releasePages !== "string") {
-            log.debug("quiet: code pages handed back", { mib: Math.round(releasePages() / 102.4) / 10 });
-          } else if (first) log.debug("code pages stay mapped", { reason: releasePages });
-        })
-        .catch((error: Error) => log.debug("could not hand code pages back", { error: error.message }));
-    },
-  });
+      return { gateway_connections_closed: closeIdleGatewayConnections() };
+    }),
+  );
   server.reload({
     // /mcp is the hot path: Bun's native router hands it straight to its pipeline; everything else goes through Hono.
     routes: {

@@ -6,8 +6,8 @@ import { defineCommand, runMain } from "citty";
 import { Hono } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
 import { z } from "zod";
-import { codePageRelease } from "../../src/code-pages.ts";
 import { idleCollector } from "../../src/idle-collector.ts";
+import { memoryGiveBack } from "../../src/memory-give-back.ts";
 
 /*
  * Compiled with the release flags and run like the daemon (bench/memory.ts), step for step: a citty command line, the
@@ -15,8 +15,8 @@ import { idleCollector } from "../../src/idle-collector.ts";
  * WAL database with a table and prepared statements, a random key and a hash (Web Crypto and Bun's hasher, as
  * src/crypto/primitives.ts), a Hono app (its linear router, as the daemon's) behind Bun.serve's routes, one HTTP/1.1
  * request to the gateway over Bun.connect, signal handlers; and once quiet, memory given back as `serve` gives it (the
- * daemon's own idle collector and code-page release, the only code of its own the floor runs: without them the floor
- * would keep what the daemon hands back). What differs from the daemon's figure is the daemon's own code and data.
+ * daemon's own idle collector and src/memory-give-back.ts, the only code of its own the floor runs: without them the
+ * floor would keep what the daemon hands back). What differs from the daemon's figure is the daemon's own code and data.
  */
 const Env = z.object({
   BIND_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
@@ -67,14 +67,7 @@ function serve(): Promise<never> {
   });
   // As src/daemon.ts: SQLite's cache, a full collection and JavaScriptCore's shrink once quiet, the code pages a second later (the
   // handlers above touch it only once requests come, after this line has run).
-  const collector = idleCollector(server, {
-    collect: () => {
-      db.exec("PRAGMA shrink_memory");
-      Bun.gc(true);
-      Bun.shrink();
-    },
-    release: () => void codePageRelease().then((release) => typeof release !== "string" && release()),
-  });
+  const collector = idleCollector(server, memoryGiveBack(db, { debug() {} }));
   collector.touch();
   if (env.LOG_LEVEL === "DEBUG" || env.LOG_LEVEL === "INFO") log.write(`listening on 127.0.0.1:${server.port}\n`);
 
