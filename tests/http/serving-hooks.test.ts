@@ -1,27 +1,29 @@
 // startDaemon's onServing and onQuiet hooks (serve tunes the JIT with them): serving from the first /mcp request, quiet once it stops, serving again from the next.
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningDaemon, startDaemon } from "../../src/daemon.ts";
 import { QUIET_MS } from "../../src/idle-collector.ts";
 import { silentLogger } from "../../src/log.ts";
+import { baseEnv, makeHome, removeHome } from "../support/daemon.ts";
 
 const homes: string[] = [];
 const daemons: RunningDaemon[] = [];
 afterEach(async () => {
   for (const daemon of daemons.splice(0)) await daemon.stop();
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+  for (const home of homes.splice(0)) removeHome(home);
 });
 
-const startIn = (prefix: string, hooks: Parameters<typeof startDaemon>[2]): RunningDaemon => {
-  const home = mkdtempSync(join(tmpdir(), prefix));
+// In this process (the hooks are functions), in a home of its own as every test daemon.
+const startWith = (hooks: Parameters<typeof startDaemon>[2]): RunningDaemon => {
+  const home = makeHome();
   homes.push(home);
-  const loaded = loadConfig({
-    env: { HOME: home, BIND_HOST: "127.0.0.1", BIND_PORT: "0", OAUTH_CLIENT_ID: "claude-static", OAUTH_CLIENT_SECRET: "s".repeat(40) },
-    cwd: home,
+  const env = baseEnv(home, {
+    BIND_HOST: "127.0.0.1",
+    BIND_PORT: "0",
+    OAUTH_CLIENT_ID: "claude-static",
+    OAUTH_CLIENT_SECRET: "s".repeat(40),
   });
+  const loaded = loadConfig({ env, cwd: home });
   const daemon = startDaemon(loaded, silentLogger, hooks);
   daemons.push(daemon);
   return daemon;
@@ -29,7 +31,7 @@ const startIn = (prefix: string, hooks: Parameters<typeof startDaemon>[2]): Runn
 
 test("onServing is called once, by the first request to /mcp (whoever sends it), and by nothing else", async () => {
   let calls = 0;
-  const daemon = startIn("hermes-mcp-first-call-", { onServing: () => calls++ });
+  const daemon = startWith({ onServing: () => calls++ });
   expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
   expect((await fetch(`${daemon.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
   expect(calls).toBe(0);
@@ -42,7 +44,7 @@ test("onServing is called once, by the first request to /mcp (whoever sends it),
 
 test("onQuiet comes once the daemon is quiet; the next /mcp request calls onServing again, and only it", async () => {
   const events: string[] = [];
-  const daemon = startIn("hermes-mcp-quiet-", { onServing: () => events.push("serving"), onQuiet: () => events.push("quiet") });
+  const daemon = startWith({ onServing: () => events.push("serving"), onQuiet: () => events.push("quiet") });
   const waitFor = async (count: number): Promise<void> => {
     const deadline = Date.now() + QUIET_MS + 5000;
     while (events.length < count && Date.now() < deadline) await Bun.sleep(50);
