@@ -1,4 +1,6 @@
 // Routes a client's notifications/cancelled to the sync call it names, even when it arrives on another stateless request.
+import type { ToolDeps } from "./deps.ts";
+
 /**
  * In stateless (2025-era) serving, `notifications/cancelled` is a separate POST answered by a fresh server instance
  * that never saw the request it cancels. This registry remembers which job each waiting sync call belongs to, keyed
@@ -32,4 +34,14 @@ export class SyncCallRegistry {
     const jobs = this.calls.get(SyncCallRegistry.key(principal, requestId));
     return jobs && jobs.length === 1 ? (jobs[0] as string) : null;
   }
+}
+
+/**
+ * A client's notifications/cancelled, from either lane: stops the sync call's job it names, else the messaging call
+ * (MCP basic/utilities/cancellation). Only the caller's own calls can match: the registry is keyed by principal.
+ */
+export function cancelCall(deps: ToolDeps, principal: string, requestId: string | number): void {
+  const jobId = deps.calls.find(principal, requestId);
+  if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
+  else deps.messaging?.calls.cancel(principal, requestId);
 }

@@ -1,4 +1,4 @@
-// Decides which requests can skip the SDK's per-request server: simple 2025-era JSON-RPC calls with an instant answer.
+// Decides which requests can skip the SDK's per-request server: simple 2025-era JSON-RPC calls and a session's own notifications.
 
 /**
  * 2025-era revisions the SDK serves statelessly (its SUPPORTED_PROTOCOL_VERSIONS before 2026, pinned here so the fast
@@ -7,14 +7,38 @@
  */
 export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 const LEGACY_VERSIONS = new Set(LEGACY_PROTOCOL_VERSIONS);
-const FAST_METHODS = new Set(["ping", "tools/list", "tools/call"]);
+export const isLegacyProtocolVersion = (version: string): boolean => LEGACY_VERSIONS.has(version);
+const FAST_METHODS = new Set(["ping", "tools/list", "tools/call", "initialize"]);
+const FAST_NOTIFICATIONS = new Set(["notifications/initialized", "notifications/cancelled"]);
 
 export interface FastCall {
   id: string | number;
-  method: "ping" | "tools/list" | "tools/call";
+  method: "ping" | "tools/list" | "tools/call" | "initialize";
   params: Record<string, unknown>;
   /** The caller's progress token, when it asked for progress notifications. */
   progressToken?: string | number;
+}
+
+export interface FastNotification {
+  method: "notifications/initialized" | "notifications/cancelled";
+  params: Record<string, unknown>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The JSON-RPC message of a 2025-era POST the SDK would accept at the HTTP level, or null: a modern or unknown protocol
+ * header, an Accept or Content-Type the SDK would refuse, a batch or anything not a JSON-RPC 2.0 message with a method.
+ */
+function legacyMessageOf(headers: Headers, body: unknown): Record<string, unknown> | null {
+  const version = headers.get("mcp-protocol-version");
+  if (version !== null && !isLegacyProtocolVersion(version)) return null;
+  const accept = headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  if (!(headers.get("content-type") ?? "").includes("application/json")) return null;
+  if (!isPlainObject(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string") return null;
+  return body;
 }
 
 /**
@@ -23,31 +47,36 @@ export interface FastCall {
  * stays the single authority on protocol errors.
  */
 export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
-  const version = headers.get("mcp-protocol-version");
-  if (version !== null && !LEGACY_VERSIONS.has(version)) return null;
-  const accept = headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
-  if (!(headers.get("content-type") ?? "").includes("application/json")) return null;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  const message = body as Record<string, unknown>;
-  if (message.jsonrpc !== "2.0" || typeof message.method !== "string" || !FAST_METHODS.has(message.method)) return null;
+  const message = legacyMessageOf(headers, body);
+  if (!message || !FAST_METHODS.has(message.method as string)) return null;
   const id = message.id;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return null;
-  const params = message.params ?? {};
-  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
-  const meta = (params as Record<string, unknown>)._meta;
+  // `params: null` is not an absent params object: the SDK refuses it, so it goes there.
+  const params = message.params === undefined ? {} : message.params;
+  if (!isPlainObject(params)) return null;
+  const meta = params._meta;
   let progressToken: string | number | undefined;
   if (meta !== undefined) {
-    if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return null;
+    if (!isPlainObject(meta)) return null;
     // A 2026 per-request envelope belongs to the modern path.
     if (Object.keys(meta).some((key) => key.startsWith("io.modelcontextprotocol/"))) return null;
-    const token = (meta as Record<string, unknown>).progressToken;
+    const token = meta.progressToken;
     if (token !== undefined) {
-      if (typeof token !== "string" && typeof token !== "number") return null;
+      // The SDK's ProgressTokenSchema: a string or an integer.
+      if (typeof token !== "string" && !(typeof token === "number" && Number.isInteger(token))) return null;
       progressToken = token;
     }
   }
-  return { id, method: message.method as FastCall["method"], params: params as Record<string, unknown>, progressToken };
+  return { id, method: message.method as FastCall["method"], params, progressToken };
+}
+
+/** A 2025-era session's own notification (initialized, cancelled) with no id and no `_meta`, or null for the SDK. */
+export function fastNotificationOf(headers: Headers, body: unknown): FastNotification | null {
+  const message = legacyMessageOf(headers, body);
+  if (!message || "id" in message || !FAST_NOTIFICATIONS.has(message.method as string)) return null;
+  const params = message.params === undefined ? {} : message.params;
+  if (!isPlainObject(params) || params._meta !== undefined) return null;
+  return { method: message.method as FastNotification["method"], params };
 }
 
 // One Headers instance, copied by each Response (cheaper than converting an object literal every time).

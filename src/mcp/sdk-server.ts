@@ -1,12 +1,13 @@
 // The SDK side of the MCP endpoint: per-request SDK servers (stateless, so restarts are invisible) for both protocol eras. Loaded on first use (server.ts).
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { VERSION } from "../version.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
+import { cancelCall } from "./cancellations.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
+import { SERVER_INFO, serverCapabilities } from "./identity.ts";
 import { messagingLevelOf } from "./messaging-calls.ts";
 import { registerMessagingTools } from "./messaging-tools.ts";
 import type { MessagingLevel } from "../messaging/level.ts";
-import { registerTaskHandlers, TASKS_CAPABILITY } from "./tasks.ts";
+import { registerTaskHandlers } from "./tasks.ts";
 import { registerTools } from "./tools.ts";
 
 /**
@@ -20,23 +21,14 @@ export function createMcpServer(
   era: "legacy" | "modern" = "legacy",
   messaging: MessagingLevel = "off",
 ): McpServer | Promise<McpServer> {
-  const server = new McpServer(
-    { name: "hermes-mcp", title: "Hermes Agent", version: VERSION },
-    {
-      capabilities: { logging: {}, tools: {}, ...(era === "legacy" ? { tasks: TASKS_CAPABILITY } : {}) },
-      instructions: SERVER_INSTRUCTIONS,
-    },
-  );
+  const server = new McpServer(SERVER_INFO, { capabilities: serverCapabilities(era), instructions: SERVER_INSTRUCTIONS });
   registerTools(server, deps, principal);
   if (era === "legacy") registerTaskHandlers(server, deps, principal);
   // Stateless serving answers each POST with a fresh instance, so the SDK's own per-instance cancel bookkeeping never
   // sees the request a cancel names; route it through the registry instead (MCP basic/utilities/cancellation).
   server.server.setNotificationHandler("notifications/cancelled", (notification) => {
     const requestId = notification.params.requestId;
-    if (requestId === undefined) return;
-    const jobId = deps.calls.find(principal, requestId);
-    if (jobId) deps.jobs.stop(jobId, "client_disconnected", principal);
-    else deps.messaging?.calls.cancel(principal, requestId);
+    if (requestId !== undefined) cancelCall(deps, principal, requestId);
   });
   if (messaging === "off") return server;
   return registerMessagingTools(server, deps, principal, messaging).then(() => server);

@@ -1,7 +1,8 @@
-// The MCP endpoint: a fast lane for 2025-era calls with an instant answer; the SDK (sdk-server.ts) for everything else, loaded on first use.
+// The MCP endpoint: a fast lane for 2025-era sessions and calls; the SDK (sdk-server.ts) for everything else, loaded on first use.
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { fastCallOf, sseResult, sseResultJson } from "./fast-lane.ts";
+import { fastCallOf, fastNotificationOf, sseResult, sseResultJson } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
+import { fastInitialize, fastNotification, methodNotAllowed } from "./fast-session.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
 import { messagingLevelOf } from "./messaging-calls.ts";
 import type { MessagingLevel } from "../messaging/level.ts";
@@ -29,16 +30,19 @@ export interface McpEndpoint {
 
 export interface EndpointOptions {
   onError?: (error: Error) => void;
-  /** Answer 2025-era ping, tools/list and tool calls without a per-request SDK server (default on; tests compare both paths). */
+  /**
+   * Answer 2025-era initialize, ping, tools/list, tool calls, the session's notifications and the 405 to GET and DELETE
+   * without a per-request SDK server (default on; tests compare both paths).
+   */
   fastLane?: boolean;
 }
 
 type SdkHandler = ReturnType<typeof createSdkHandler>;
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  // The SDK and its schemas are evaluated only when a request first needs them (≈ 5 MiB of a fresh daemon's memory, ≈ 8
-  // once a session used them, bench/memory.ts): a daemon nobody used, or one only 2025-era fast-lane calls reach, never
-  // pays for it. Loaded once, kept.
+  // The SDK and its schemas are evaluated only when a request first needs them (≈ 6 MiB of an idle daemon's memory,
+  // bench/memory.ts): a daemon nobody used, or one only 2025-era sessions reach (fast-session.ts), never pays for it.
+  // Loaded once, kept.
   let sdkLoading: Promise<SdkHandler> | null = null;
   const sdk = (): Promise<SdkHandler> =>
     (sdkLoading ??= import("./sdk-server.ts").then((module) => module.createSdkHandler(deps, options.onError)));
@@ -104,6 +108,12 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       return taskToolCall(deps, wellFormed, principalOf(authInfo)) ?? viaSdk(request, { authInfo, parsedBody: body });
     }
     const call = options.fastLane === false ? null : wellFormed;
+    if (call?.method === "initialize") return fastInitialize(call) ?? viaSdk(request, { authInfo, parsedBody: body });
+    if (call === null && options.fastLane !== false) {
+      const notification = fastNotificationOf(request.headers, body);
+      const answered = notification && fastNotification(deps, notification, principalOf(authInfo));
+      if (answered) return answered;
+    }
     if (call?.method === "ping") return sseResult(call.id, {});
     if (call?.method === "tools/list" && call.params.cursor === undefined) {
       const json = listTools(authInfo);
@@ -119,7 +129,7 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
 
   return {
     fetch(request, authInfo, bodyText) {
-      if (request.method !== "POST") return viaSdk(request, { authInfo });
+      if (request.method !== "POST") return options.fastLane === false ? viaSdk(request, { authInfo }) : methodNotAllowed();
       if (bodyText !== undefined) return servePost(request, authInfo, bodyText);
       return request.text().then((text) => servePost(request, authInfo, text));
     },

@@ -29,9 +29,6 @@ function parseCursor(cursor: string): JobPageCursor {
   }
 }
 
-/** What the server declares for tasks (2025-era only: the 2026-07-28 revision has no tasks in core). */
-export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
-
 /** tasks/result holds its stream open in slices this long (a timer cannot span a whole job timeout); keep-alives flow meanwhile. */
 const RESULT_WAIT_SLICE_MS = 10 * 60_000;
 

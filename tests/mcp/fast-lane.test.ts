@@ -1,15 +1,8 @@
 // The fast lane must answer exactly as the SDK would: eligibility rules, and the same requests through both paths.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { JobService } from "../../src/jobs/service.ts";
-import { silentLogger } from "../../src/log.ts";
-import { SyncCallRegistry } from "../../src/mcp/cancellations.ts";
 import { fastCallOf } from "../../src/mcp/fast-lane.ts";
-import { createMcpEndpoint } from "../../src/mcp/server.ts";
 import { TOOL_BY_NAME } from "../../src/mcp/tool-table.ts";
-import { openStore } from "../../src/store/index.ts";
+import { createLanePair } from "../support/lanes.ts";
 
 const headers = (extra: Record<string, string> = {}) =>
   new Headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...extra });
@@ -21,13 +14,15 @@ const call = (method: string, params?: unknown, id: unknown = 1) => ({
 });
 
 describe("fastCallOf", () => {
-  test("takes simple 2025-era ping, tools/list and tools/call requests", () => {
+  test("takes simple 2025-era ping, tools/list, tools/call and initialize requests", () => {
     expect(fastCallOf(headers(), call("ping"))?.method).toBe("ping");
     expect(fastCallOf(headers({ "mcp-protocol-version": "2025-06-18" }), call("tools/list"))?.method).toBe("tools/list");
     expect(fastCallOf(headers(), call("tools/call", { name: "hermes_check", arguments: { job_id: "x" } }, "abc"))?.id).toBe("abc");
     expect(
       fastCallOf(headers(), call("tools/call", { name: "hermes_ask", arguments: {}, _meta: { progressToken: "p1" } }))?.progressToken,
     ).toBe("p1");
+    // initialize is taken here; fast-session.ts then decides whether its params are ones it answers.
+    expect(fastCallOf(headers(), call("initialize", { protocolVersion: "2025-11-25" }))?.method).toBe("initialize");
   });
 
   test.each([
@@ -35,7 +30,6 @@ describe("fastCallOf", () => {
     ["an unknown protocol header", headers({ "mcp-protocol-version": "1999-01-01" }), call("ping")],
     ["an Accept the SDK would refuse", headers({ accept: "application/json" }), call("ping")],
     ["a non-JSON content type", headers({ "content-type": "text/plain" }), call("ping")],
-    ["initialize", headers(), call("initialize", {})],
     ["a notification", headers(), { jsonrpc: "2.0", method: "notifications/initialized" }],
     ["a batch", headers(), [call("ping")]],
     ["a fractional id", headers(), call("ping", undefined, 1.5)],
@@ -46,7 +40,10 @@ describe("fastCallOf", () => {
       call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: {} } }),
     ],
     ["a 2026 envelope", headers(), call("tools/call", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } })],
+    ["a fractional progress token (the SDK takes strings and integers)", headers(), call("tools/call", { _meta: { progressToken: 1.5 } })],
     ["array params", headers(), call("tools/list", [])],
+    ["null params", headers(), call("ping", null)],
+    ["another method", headers(), call("resources/list")],
     ["wrong jsonrpc", headers(), { ...call("ping"), jsonrpc: "1.0" }],
   ])("leaves %s to the SDK", (_name, h, body) => {
     expect(fastCallOf(h, body)).toBeNull();
@@ -54,42 +51,8 @@ describe("fastCallOf", () => {
 });
 
 describe("both paths answer alike", () => {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-fastlane-"));
-  const store = openStore(join(dir, "db.sqlite"));
-  const jobs = new JobService({
-    store,
-    gateway: {
-      chat: async (request) => {
-        if (request.prompt.startsWith("hang")) {
-          request.onEvent?.({ type: "tool", tool: "terminal", status: "running", emoji: "💻", label: "sleep 1000" });
-          return new Promise((_, reject) => request.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
-        }
-        await Bun.sleep(2);
-        request.onEvent?.({ type: "tool", tool: "web_search", status: "running", emoji: "🔎", label: "x" });
-        await Bun.sleep(5);
-        return { text: `echo: ${request.prompt}`, sessionId: "api-1", finishReason: "stop" };
-      },
-    },
-    limits: { maxConcurrent: 2, maxQueued: 5, maxStored: 100, retentionMs: 3_600_000 },
-    timeouts: { requestMs: 60_000, jobMs: 60_000 },
-    log: silentLogger,
-  });
-  const deps = {
-    jobs,
-    log: silentLogger,
-    calls: new SyncCallRegistry(),
-    timeouts: { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 },
-  };
-  const fast = createMcpEndpoint(deps);
-  const slow = createMcpEndpoint(deps, { fastLane: false });
-  const auth = { token: "t", clientId: "pat:test", scopes: [], extra: { principal: "pat:test#0a1b2c3d" } };
-  afterAll(async () => {
-    await jobs.shutdown(0);
-    await fast.close();
-    await slow.close();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { fast, slow, auth, idle, close } = createLanePair();
+  afterAll(close);
 
   const send = async (endpoint: typeof fast, body: unknown, as: typeof auth = auth) => {
     const text = JSON.stringify(body);
@@ -108,10 +71,6 @@ describe("both paths answer alike", () => {
     return { status: response.status, type: response.headers.get("content-type"), message, events };
   };
   const checked = new Set<string>();
-  /** Earlier tests' jobs finish on their own within milliseconds; wait for the slots to be free. */
-  const idle = async () => {
-    while (jobs.activeCount > 0) await Bun.sleep(2);
-  };
 
   test.each([
     ["ping", call("ping")],
@@ -121,6 +80,11 @@ describe("both paths answer alike", () => {
     ["hermes_reset", call("tools/call", { name: "hermes_reset", arguments: {} })],
     ["hermes_check with bad arguments", call("tools/call", { name: "hermes_check", arguments: { job_id: 5 } })],
     ["an unknown tool", call("tools/call", { name: "hermes_fly", arguments: {} })],
+    ["ping with null params", call("ping", null)],
+    [
+      "hermes_check with a fractional progress token",
+      call("tools/call", { name: "hermes_check", arguments: {}, _meta: { progressToken: 0.5 } }),
+    ],
   ])("%s", async (_name, body) => {
     const a = await send(fast, body);
     const b = await send(slow, body);

@@ -1,4 +1,4 @@
-// Child process of tests/mcp/lazy-sdk.test.ts: loads the daemon's start-up modules, answers fast-lane calls, then an initialize, and prints which MCP SDK (and consola) modules were evaluated at each step.
+// Child process of tests/mcp/lazy-sdk.test.ts: loads the daemon's start-up modules, answers a 2025-era session on the fast lane, then a request only the SDK answers, and prints which MCP SDK (and consola) modules were evaluated at each step.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,17 +28,31 @@ const jobs = new JobService({
 const timeouts = { syncBudgetMs: 45_000, requestMs: 60_000, heartbeatMs: 15_000, maxWaitMs: 50_000 };
 const endpoint = createMcpEndpoint({ jobs, log: silentLogger, calls: new SyncCallRegistry(), timeouts });
 const auth = { token: "t", clientId: "pat:probe", scopes: [], extra: { principal: "pat:probe#00000000" } };
-const post = async (body: unknown): Promise<unknown> => {
-  const text = JSON.stringify(body);
+const send = async (method: string, body?: unknown): Promise<{ status: number; message: unknown }> => {
+  const text = body === undefined ? undefined : JSON.stringify(body);
   const headers = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": "2025-06-18",
   };
-  const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: text }), auth, text);
-  return JSON.parse(/^data: (.*)$/m.exec(await response.text())?.[1] ?? "null");
+  const response = await endpoint.fetch(new Request("http://127.0.0.1/mcp", { method, headers, body: text }), auth, text);
+  const raw = await response.text();
+  return { status: response.status, message: JSON.parse(/^data: (.*)$/m.exec(raw)?.[1] ?? (raw || "null")) };
 };
+const post = async (body: unknown): Promise<unknown> => (await send("POST", body)).message;
 
+// What the SDK's own client sends on connect (initialize, initialized, a GET for a stream), then fast-lane calls.
+const session = [
+  await post({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true } }, clientInfo: { name: "probe", version: "1" } },
+  }),
+  (await send("POST", { jsonrpc: "2.0", method: "notifications/initialized" })).status,
+  (await send("GET")).status,
+];
+steps.sessionAnswers = [(session[0] as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name, session[1], session[2]];
 const answers = [
   await post({ jsonrpc: "2.0", id: 1, method: "ping" }),
   await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
@@ -46,14 +60,10 @@ const answers = [
 ];
 steps.fastAnswers = answers.map((answer) => Object.keys((answer as { result?: object }).result ?? {}));
 steps.afterFastLane = sdkModules();
-const initialize = (await post({
-  jsonrpc: "2.0",
-  id: 4,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
-})) as { result?: { serverInfo?: { name?: string } } };
-steps.initializedAs = initialize.result?.serverInfo?.name;
-steps.afterInitialize = sdkModules();
+// A method this server does not have: only the SDK words that error.
+const unknown = (await post({ jsonrpc: "2.0", id: 4, method: "resources/list" })) as { error?: { code?: number } };
+steps.unknownMethodCode = unknown.error?.code;
+steps.afterSdkRequest = sdkModules();
 
 await jobs.shutdown(0);
 await endpoint.close();
