@@ -195,8 +195,8 @@ async function measureIdleMemory(
   // The SDK's own client, as Claude Code or Cursor connect: a 2025-era session is answered on the fast lane whole
   // (initialize included), a 2026-07-28 one by the SDK, which then loads.
   const sessions: [Era, string, string][] = [
-    ["legacy", "a 2025-era client session", "the SDK's own client: initialize, initialized, GET, tools/list, a call"],
-    ["modern", "a 2026-07-28 session after it", "server/discover, tools/list, a call: the SDK loads"],
+    ["legacy", "a 2025-era client session", "the SDK's own client: initialize, initialized, GET, tools/list, two calls, one refused"],
+    ["modern", "a 2026-07-28 session after it", "server/discover, tools/list, two calls: the SDK loads"],
   ];
   for (const [era, session, what] of sessions) {
     await clientSession(empty.url, seeded.token, era);
@@ -339,10 +339,12 @@ async function loadThenIdle(
 }
 
 /** What a 2025-era client does first, through the SDK: initialize, initialized, then tools/list and a tool call. */
-/** One session of the MCP SDK's real client: connect, list the tools, check a job, close. */
+/** One session of the MCP SDK's real client: connect, list the tools, check a job, make a call the tool refuses, close. */
 async function clientSession(url: string, token: string, era: Era): Promise<void> {
   const client = await connectClient(url, token, era);
   await client.listTools();
+  await client.callTool({ name: "hermes_check", arguments: { job_id: "a-job-this-client-never-started" } });
+  // Models do send arguments a tool refuses (here no job_id): the answer is the SDK's tool error either way.
   await client.callTool({ name: "hermes_check", arguments: {} });
   await client.close();
 }

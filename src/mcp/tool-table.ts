@@ -48,8 +48,13 @@ export interface Tool {
   execution?: ToolExecution;
   /** Runs the handler on arguments the SDK already validated against `inputSchema`. */
   handle(deps: ToolDeps, args: unknown, call: CallChannel): ToolResult;
-  /** Validates raw arguments as the SDK would; null when they do not validate (the SDK alone words those errors). */
+  /** Validates raw arguments as the SDK would; null when they do not validate (then `refusal` words why). */
   prepare(deps: ToolDeps, rawArgs: unknown): PreparedCall | null;
+  /**
+   * The tool error the SDK answers for arguments this tool's schema refuses (McpServer.validateToolInput): the
+   * schema's issues, each as "path: message", after the SDK's own prefix. Tests hold the two answers equal.
+   */
+  refusal(rawArgs: unknown): CallToolResult;
 }
 
 /** Runs a handler so that any unexpected failure, thrown or rejected, becomes the one internal-error result (and a log line). */
@@ -79,6 +84,12 @@ function defineTool<In extends z.ZodType>(spec: ToolSpec<In>): Tool {
     annotations: spec.annotations,
     ...(spec.startTask ? { execution: { taskSupport: "optional" as const } } : {}),
     handle: (deps, args, channel) => call(deps, args as z.output<In>, channel),
+    refusal(rawArgs) {
+      const issues = spec.input.safeParse(rawArgs).error?.issues ?? [];
+      const worded = issues.map((issue) => (issue.path.length ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message));
+      const text = `Input validation error: Invalid arguments for tool ${spec.name}: ${worded.join(", ")}`;
+      return { content: [{ type: "text", text }], isError: true };
+    },
     prepare(deps, rawArgs) {
       const parsed = spec.input.safeParse(rawArgs);
       if (!parsed.success) return null;

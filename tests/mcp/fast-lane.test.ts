@@ -1,5 +1,6 @@
 // The fast lane must answer exactly as the SDK would: eligibility rules, and the same requests through both paths.
 import { afterAll, describe, expect, test } from "bun:test";
+import { fastToolCall } from "../../src/mcp/fast-calls.ts";
 import { fastCallOf } from "../../src/mcp/fast-lane.ts";
 import { TOOL_BY_NAME } from "../../src/mcp/tool-table.ts";
 import { createLanePair } from "../support/lanes.ts";
@@ -51,7 +52,7 @@ describe("fastCallOf", () => {
 });
 
 describe("both paths answer alike", () => {
-  const { fast, slow, auth, idle, close } = createLanePair();
+  const { deps, fast, slow, auth, idle, close } = createLanePair();
   afterAll(close);
 
   const send = async (endpoint: typeof fast, body: unknown, as: typeof auth = auth) => {
@@ -92,6 +93,40 @@ describe("both paths answer alike", () => {
     expect(a.type).toBe(b.type);
     const strip = (m: { result?: { _meta?: unknown } }) => ({ ...m, result: m.result ? { ...m.result, _meta: undefined } : undefined });
     expect(strip(a.message)).toEqual(strip(b.message));
+  });
+
+  test.each([
+    ["a wrong type", "hermes_check", { job_id: 5 }],
+    ["a missing field", "hermes_check", {}],
+    ["no arguments at all", "hermes_ask", undefined],
+    ["an empty prompt", "hermes_ask", { prompt: "" }],
+    ["two refused fields", "hermes_ask", { prompt: 5, async_mode: "yes", session_id: 1 }],
+    ["a field out of range", "hermes_check", { job_id: "x", wait_seconds: -1 }],
+    ["an unknown field beside a refused one", "hermes_cancel", { job: "x" }],
+    ["a job_id too long", "hermes_cancel", { job_id: "j".repeat(201) }],
+  ])("arguments a tool refuses (%s) get the SDK's tool error word for word, without the SDK", async (_name, tool, args) => {
+    const body = call("tools/call", { name: tool, ...(args === undefined ? {} : { arguments: args }) });
+    const fastCall = fastCallOf(headers(), body);
+    expect(fastCall && fastToolCall(deps, fastCall, "pat:test#0a1b2c3d", new Request("http://127.0.0.1/mcp"))).not.toBeNull();
+    const a = await send(fast, body);
+    const b = await send(slow, body);
+    expect(a.status).toBe(b.status);
+    expect(a.type).toBe(b.type);
+    expect(a.message).toEqual(b.message);
+    expect(a.message.result.isError).toBe(true);
+  });
+
+  test.each([
+    ["null", null],
+    ["an array", []],
+    ["a string", "job"],
+  ])("arguments that are %s are the SDK's to refuse, on either lane", async (_name, args) => {
+    const body = call("tools/call", { name: "hermes_check", arguments: args });
+    const fastCall = fastCallOf(headers(), body);
+    expect(fastCall && fastToolCall(deps, fastCall, "pat:test#0a1b2c3d", new Request("http://127.0.0.1/mcp"))).toBeNull();
+    const a = await send(fast, body);
+    expect(a.message).toEqual((await send(slow, body)).message);
+    expect(a.message.error.code).toBe(-32602);
   });
 
   test.each([
