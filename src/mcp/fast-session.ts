@@ -27,6 +27,7 @@ const JsonObject = z.custom<Record<string, unknown>>(isJsonObject);
  * are dropped by both, as zod objects do). Whatever this refuses — a malformed field, `icons`, the deprecated `tasks`
  * capability, `_meta`, an unknown or 2026 protocol version — goes to the SDK, which words the error or negotiates.
  */
+// Threat: an answer the SDK would refuse (the SDK is the authority on protocol errors); tests/mcp/fast-session.test.ts.
 const FastInitializeParams = z.object({
   protocolVersion: z.string().refine(isLegacyProtocolVersion),
   capabilities: z.object({
@@ -79,6 +80,7 @@ export function fastNotification(deps: ToolDeps, notification: FastNotification,
   if (notification.method === "notifications/cancelled") {
     const params = CancelledParams.safeParse(notification.params);
     if (!params.success) return null;
+    // Threat: a cancel naming another caller's request id. cancelCall matches the caller's own calls only.
     if (params.data.requestId !== undefined) cancelCall(deps, principal, params.data.requestId);
   }
   return new Response(null, { status: 202 });
