@@ -86,6 +86,18 @@ describe("initialize", () => {
     if (answeredFast) expect(a.message.result.serverInfo.name).toBe("hermes-mcp");
   });
 
+  test.each([
+    ["another 2025-era revision", "2025-06-18", true],
+    ["the 2026-07-28 revision", "2026-07-28", false],
+    ["an unknown revision", "1999-01-01", false],
+  ])("an MCP-Protocol-Version header naming %s: both lanes answer alike", async (_what, version, answeredFast) => {
+    const headers = { ...POST_HEADERS, "mcp-protocol-version": version };
+    const body = init({});
+    expect(fastCallOf(new Headers(headers), JSON.parse(body)) !== null).toBe(answeredFast);
+    const a = await exchange(fast, "POST", body, headers);
+    expect(a).toEqual(await exchange(slow, "POST", body, headers));
+  });
+
   test("the answer names this server's capabilities, tasks included, and the version asked for", async () => {
     const { message } = await exchange(fast, "POST", init({ protocolVersion: "2025-06-18" }));
     expect(message.result.protocolVersion).toBe("2025-06-18");
