@@ -9,7 +9,8 @@ export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-
 const LEGACY_VERSIONS = new Set(LEGACY_PROTOCOL_VERSIONS);
 export const isLegacyProtocolVersion = (version: string): boolean => LEGACY_VERSIONS.has(version);
 const FAST_METHODS = new Set(["ping", "tools/list", "tools/call", "initialize"]);
-const FAST_NOTIFICATIONS = new Set(["notifications/initialized", "notifications/cancelled"]);
+/** A 2025-era client's own notifications: it has connected, it cancels a call, its roots changed (nothing here uses them). */
+const FAST_NOTIFICATIONS = new Set(["notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]);
 
 export interface FastCall {
   id: string | number;
@@ -20,7 +21,7 @@ export interface FastCall {
 }
 
 export interface FastNotification {
-  method: "notifications/initialized" | "notifications/cancelled";
+  method: "notifications/initialized" | "notifications/cancelled" | "notifications/roots/list_changed";
   params: Record<string, unknown>;
 }
 
@@ -70,7 +71,7 @@ export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
   return { id, method: message.method as FastCall["method"], params, progressToken };
 }
 
-/** A 2025-era session's own notification (initialized, cancelled) with no id and no `_meta`, or null for the SDK. */
+/** A 2025-era session's own notification (FAST_NOTIFICATIONS) with no id and no `_meta`, or null for the SDK. */
 export function fastNotificationOf(headers: Headers, body: unknown): FastNotification | null {
   const message = legacyMessageOf(headers, body);
   if (!message || "id" in message || !FAST_NOTIFICATIONS.has(message.method as string)) return null;

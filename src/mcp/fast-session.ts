@@ -1,4 +1,4 @@
-// A 2025-era session's own messages answered without the SDK: initialize, the initialized and cancelled notifications, and the 405 for any method but POST.
+// A 2025-era session's own messages answered without the SDK: initialize, its notifications, and the 405 for any method but POST.
 import { z } from "zod";
 import { cancelCall } from "./cancellations.ts";
 import type { ToolDeps } from "./deps.ts";
@@ -73,8 +73,9 @@ const CancelledParams = z.object({
 });
 
 /**
- * 202 for notifications/initialized, and for a well-formed notifications/cancelled once it has stopped the caller's
- * call it names; null (the SDK's) for a cancel whose params it would refuse.
+ * 202, as the SDK answers every notification: for notifications/initialized and roots/list_changed at once, for a
+ * well-formed notifications/cancelled once it has stopped the caller's call it names; null (the SDK's) for a cancel
+ * whose params the SDK would refuse.
  */
 export function fastNotification(deps: ToolDeps, notification: FastNotification, principal: string): Response | null {
   if (notification.method === "notifications/cancelled") {

@@ -123,7 +123,9 @@ describe("notifications", () => {
     ["cancelled with a fractional id", note("notifications/cancelled", { requestId: 1.5 }), false],
     ["initialized with a _meta", note("notifications/initialized", { _meta: {} }), false],
     ["a notification with an id", JSON.stringify({ jsonrpc: "2.0", id: 3, method: "notifications/initialized" }), false],
-    ["roots/list_changed", note("notifications/roots/list_changed"), false],
+    ["roots/list_changed", note("notifications/roots/list_changed"), true],
+    ["roots/list_changed with params", note("notifications/roots/list_changed", { anything: 1 }), true],
+    ["a notification nobody defined", note("notifications/teleported", {}), false],
   ];
 
   test.each(cases)("%s: both lanes answer alike", async (_what, body, answeredFast) => {
