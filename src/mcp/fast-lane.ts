@@ -8,13 +8,24 @@
 export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 const LEGACY_VERSIONS = new Set(LEGACY_PROTOCOL_VERSIONS);
 export const isLegacyProtocolVersion = (version: string): boolean => LEGACY_VERSIONS.has(version);
-const FAST_METHODS = new Set(["ping", "tools/list", "tools/call", "initialize"]);
+/** Methods this server does not have: the SDK answers each with -32601, and so does the fast lane (fast-session.ts). */
+export const UNIMPLEMENTED_METHODS = [
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+] as const;
+const FAST_METHODS = new Set<string>(["ping", "tools/list", "tools/call", "initialize", "logging/setLevel", ...UNIMPLEMENTED_METHODS]);
 /** A 2025-era client's own notifications: it has connected, it cancels a call, its roots changed (nothing here uses them). */
 const FAST_NOTIFICATIONS = new Set(["notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed"]);
 
 export interface FastCall {
   id: string | number;
-  method: "ping" | "tools/list" | "tools/call" | "initialize";
+  method: "ping" | "tools/list" | "tools/call" | "initialize" | "logging/setLevel" | (typeof UNIMPLEMENTED_METHODS)[number];
   params: Record<string, unknown>;
   /** The caller's progress token, when it asked for progress notifications. */
   progressToken?: string | number;

@@ -1,9 +1,9 @@
-// A 2025-era session's own messages answered without the SDK: initialize, its notifications, and the 405 for any method but POST.
+// A 2025-era session's own messages answered without the SDK: initialize, logging/setLevel, methods it lacks, its notifications, and the 405 for any method but POST.
 import { z } from "zod";
 import { cancelCall } from "./cancellations.ts";
 import type { ToolDeps } from "./deps.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
-import { isLegacyProtocolVersion, sseResult, type FastCall, type FastNotification } from "./fast-lane.ts";
+import { isLegacyProtocolVersion, sseError, sseResult, UNIMPLEMENTED_METHODS, type FastCall, type FastNotification } from "./fast-lane.ts";
 import { SERVER_INFO, serverCapabilities } from "./identity.ts";
 
 /** Deeper than any real capability object; anything deeper is the SDK's to judge (its schemas recurse without a bound). */
@@ -65,6 +65,25 @@ export function fastInitialize(call: FastCall): Response | null {
     serverInfo: SERVER_INFO,
     instructions: SERVER_INSTRUCTIONS,
   });
+}
+
+/** MCP server/utilities/logging: the levels the SDK's LoggingLevelSchema takes. */
+const SetLevelParams = z.object({
+  level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
+  _meta: z.never().optional(),
+});
+const UNIMPLEMENTED = new Set<string>(UNIMPLEMENTED_METHODS);
+
+/**
+ * A session request answered as the SDK answers it, or null (the SDK's, or not a session request): initialize;
+ * logging/setLevel, `{}` (each stateless request has its own server, so the SDK keeps no level either); -32601 for a
+ * method this server does not have (inspectors and some clients list resources and prompts whatever the
+ * capabilities say).
+ */
+export function fastSessionCall(call: FastCall): Response | null {
+  if (call.method === "initialize") return fastInitialize(call);
+  if (call.method === "logging/setLevel") return SetLevelParams.safeParse(call.params).success ? sseResult(call.id, {}) : null;
+  return UNIMPLEMENTED.has(call.method) ? sseError(call.id, -32601, "Method not found") : null;
 }
 
 const CancelledParams = z.object({

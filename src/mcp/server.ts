@@ -2,7 +2,7 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { fastCallOf, fastNotificationOf, sseResult, sseResultJson } from "./fast-lane.ts";
 import { fastToolCall } from "./fast-calls.ts";
-import { fastInitialize, fastNotification, methodNotAllowed } from "./fast-session.ts";
+import { fastNotification, fastSessionCall, methodNotAllowed } from "./fast-session.ts";
 import { principalOf, type ToolDeps } from "./deps.ts";
 import { messagingLevelOf } from "./messaging-calls.ts";
 import type { MessagingLevel } from "../messaging/level.ts";
@@ -31,8 +31,8 @@ export interface McpEndpoint {
 export interface EndpointOptions {
   onError?: (error: Error) => void;
   /**
-   * Answer 2025-era initialize, ping, tools/list, tool calls, the session's notifications and the 405 to GET and DELETE
-   * without a per-request SDK server (default on; tests compare both paths).
+   * Answer a 2025-era session (initialize, logging/setLevel, methods this server lacks, ping, tools/list, tool calls, its
+   * notifications, the 405 to GET and DELETE) without a per-request SDK server (default on; tests compare both paths).
    */
   fastLane?: boolean;
 }
@@ -108,7 +108,8 @@ export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {})
       return taskToolCall(deps, wellFormed, principalOf(authInfo)) ?? viaSdk(request, { authInfo, parsedBody: body });
     }
     const call = options.fastLane === false ? null : wellFormed;
-    if (call?.method === "initialize") return fastInitialize(call) ?? viaSdk(request, { authInfo, parsedBody: body });
+    const session = call && fastSessionCall(call);
+    if (session) return session;
     if (call === null && options.fastLane !== false) {
       const notification = fastNotificationOf(request.headers, body);
       const answered = notification && fastNotification(deps, notification, principalOf(authInfo));

@@ -1,7 +1,7 @@
 // A 2025-era session's own messages (initialize, its notifications, the refused GET and DELETE) answer on the fast lane exactly as the SDK answers them.
 import { afterAll, describe, expect, test } from "bun:test";
 import { fastCallOf, fastNotificationOf } from "../../src/mcp/fast-lane.ts";
-import { fastInitialize, fastNotification } from "../../src/mcp/fast-session.ts";
+import { fastInitialize, fastNotification, fastSessionCall } from "../../src/mcp/fast-session.ts";
 import { createLanePair } from "../support/lanes.ts";
 
 const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -107,6 +107,42 @@ describe("initialize", () => {
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
     expect(message.result.instructions).toContain("hermes_ask");
+  });
+});
+
+describe("logging/setLevel and methods this server does not have", () => {
+  const request = (method: string, params?: unknown) =>
+    JSON.stringify({ jsonrpc: "2.0", id: 7, method, ...(params === undefined ? {} : { params }) });
+  const cases: [string, string, boolean][] = [
+    ...["debug", "info", "warning", "emergency"].map((level): [string, string, boolean] => [
+      `setLevel ${level}`,
+      request("logging/setLevel", { level }),
+      true,
+    ]),
+    ["setLevel with a key nobody defined", request("logging/setLevel", { level: "info", colour: "red" }), true],
+    ["setLevel to a level that does not exist", request("logging/setLevel", { level: "loud" }), false],
+    ["setLevel without a level", request("logging/setLevel", {}), false],
+    ["setLevel without params", request("logging/setLevel"), false],
+    ["setLevel with a _meta", request("logging/setLevel", { level: "info", _meta: { progressToken: 1 } }), false],
+    ...["resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe"].map(
+      (method): [string, string, boolean] => [
+        method,
+        request(method, method === "resources/read" ? { uri: "file:///x" } : undefined),
+        true,
+      ],
+    ),
+    ["prompts/list", request("prompts/list", { cursor: "abc" }), true],
+    ["prompts/get", request("prompts/get", { name: "p" }), true],
+    ["completion/complete", request("completion/complete", { ref: {}, argument: {} }), true],
+    ["prompts/list with array params", request("prompts/list", []), false],
+    ["a method nobody defined", request("teleport/now", {}), false],
+  ];
+
+  test.each(cases)("%s: both lanes answer alike", async (_what, body, answeredFast) => {
+    const call = fastCallOf(new Headers(POST_HEADERS), JSON.parse(body));
+    expect(call !== null && fastSessionCall(call) !== null).toBe(answeredFast);
+    const a = await exchange(fast, "POST", body);
+    expect(a).toEqual(await exchange(slow, "POST", body));
   });
 });
 

@@ -16,10 +16,10 @@ test("start-up modules and a 2025-era session (initialize, initialized, GET, cal
   expect(steps.afterImport).toEqual([]);
   // Nor consola: the CLI's message helper loads with the first message, which serve never prints through.
   expect(steps.consolaAfterImport).toEqual([]);
-  expect(steps.sessionAnswers).toEqual(["hermes-mcp", 202, 405]);
+  expect(steps.sessionAnswers).toEqual(["hermes-mcp", 202, 405, {}, -32601]);
   expect(steps.fastAnswers).toEqual([[], ["tools"], ["content", "structuredContent"]]);
   expect(steps.afterFastLane).toEqual([]);
-  expect(steps.unknownMethodCode).toBe(-32601);
+  expect(steps.sdkAnswer).toContain("tasks");
   expect(steps.afterSdkRequest.some((path: string) => path.includes("@modelcontextprotocol/server/"))).toBe(true);
   // The client SDK (messaging's child) is not loaded by serving MCP at all.
   expect(steps.afterSdkRequest.some((path: string) => path.includes("@modelcontextprotocol/client/"))).toBe(false);

@@ -41,7 +41,7 @@ const send = async (method: string, body?: unknown): Promise<{ status: number; m
 };
 const post = async (body: unknown): Promise<unknown> => (await send("POST", body)).message;
 
-// What the SDK's own client sends on connect (initialize, initialized, a GET for a stream), then fast-lane calls.
+// What the SDK's own client sends on connect (initialize, initialized, a GET for a stream), what inspectors add, then calls.
 const session = [
   await post({
     jsonrpc: "2.0",
@@ -51,8 +51,17 @@ const session = [
   }),
   (await send("POST", { jsonrpc: "2.0", method: "notifications/initialized" })).status,
   (await send("GET")).status,
+  // What MCP Inspector and some clients ask whatever the capabilities say.
+  (await post({ jsonrpc: "2.0", id: 10, method: "logging/setLevel", params: { level: "info" } })) as { result?: object },
+  (await post({ jsonrpc: "2.0", id: 11, method: "resources/list" })) as { error?: { code?: number } },
 ];
-steps.sessionAnswers = [(session[0] as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name, session[1], session[2]];
+steps.sessionAnswers = [
+  (session[0] as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name,
+  session[1],
+  session[2],
+  (session[3] as { result?: object }).result,
+  (session[4] as { error?: { code?: number } }).error?.code,
+];
 const answers = [
   await post({ jsonrpc: "2.0", id: 1, method: "ping" }),
   await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
@@ -60,9 +69,9 @@ const answers = [
 ];
 steps.fastAnswers = answers.map((answer) => Object.keys((answer as { result?: object }).result ?? {}));
 steps.afterFastLane = sdkModules();
-// A method this server does not have: only the SDK words that error.
-const unknown = (await post({ jsonrpc: "2.0", id: 4, method: "resources/list" })) as { error?: { code?: number } };
-steps.unknownMethodCode = unknown.error?.code;
+// MCP tasks (2025-11-25) are served by the SDK alone.
+const tasks = (await post({ jsonrpc: "2.0", id: 4, method: "tasks/list" })) as { result?: object };
+steps.sdkAnswer = Object.keys(tasks.result ?? {});
 steps.afterSdkRequest = sdkModules();
 
 await jobs.shutdown(0);
