@@ -40,7 +40,7 @@ export interface EndpointOptions {
 type SdkHandler = ReturnType<typeof createSdkHandler>;
 
 export function createMcpEndpoint(deps: ToolDeps, options: EndpointOptions = {}): McpEndpoint {
-  // The SDK and its schemas are evaluated only when a request first needs them (≈ 6 MiB of an idle daemon's memory,
+  // The SDK and its schemas are evaluated only when a request first needs them (6–8 MiB of an idle daemon's memory,
   // bench/memory.ts): a daemon nobody used, or one only 2025-era sessions reach (fast-session.ts), never pays for it.
   // Loaded once, kept.
   let sdkLoading: Promise<SdkHandler> | null = null;
