@@ -192,8 +192,8 @@ async function measureIdleMemory(
   const empty = await startBinary(binary, seeded.home, env);
   await Bun.sleep(IDLE_WAIT_MS);
   const emptyIdle = rssMiB(empty.pid);
-  // The SDK's own client, as Claude Code or Cursor connect: a 2025-era session is answered on the fast lane whole
-  // (initialize included), a 2026-07-28 one by the SDK, which then loads.
+  // The MCP SDK's own client: a 2025-era session is answered on the fast lane whole (initialize included), a
+  // 2026-07-28 one by the SDK, which then loads.
   const sessions: [Era, string, string][] = [
     ["legacy", "a 2025-era client session", "the SDK's own client: initialize, initialized, GET, tools/list, two calls, one refused"],
     ["modern", "a 2026-07-28 session after it", "server/discover, tools/list, two calls: the SDK loads"],
@@ -338,7 +338,6 @@ async function loadThenIdle(
   return { peak, after: rssMiB(server.pid), reached };
 }
 
-/** What a 2025-era client does first, through the SDK: initialize, initialized, then tools/list and a tool call. */
 /** One session of the MCP SDK's real client: connect, list the tools, check a job, make a call the tool refuses, close. */
 async function clientSession(url: string, token: string, era: Era): Promise<void> {
   const client = await connectClient(url, token, era);

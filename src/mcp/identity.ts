@@ -4,7 +4,7 @@ import { VERSION } from "../version.ts";
 export const SERVER_INFO = { name: "hermes-mcp", title: "Hermes Agent", version: VERSION };
 
 /** MCP tasks (2025-11-25): listed, cancelled, and created by tools/call. */
-export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /**
  * The capabilities a server of each era declares. `tools.listChanged` is what the SDK sets itself once a tool is

@@ -41,26 +41,22 @@ const send = async (method: string, body?: unknown): Promise<{ status: number; m
 };
 const post = async (body: unknown): Promise<unknown> => (await send("POST", body)).message;
 
-// What the SDK's own client sends on connect (initialize, initialized, a GET for a stream), what inspectors add, then calls.
-const session = [
-  await post({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true } }, clientInfo: { name: "probe", version: "1" } },
-  }),
+// What the SDK's own client sends on connect (initialize, initialized, a GET for a stream), what inspectors and some
+// clients add (a log level, a resource listing), then calls.
+const initialize = (await post({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true } }, clientInfo: { name: "probe", version: "1" } },
+})) as { result?: { serverInfo?: { name?: string } } };
+const setLevel = (await post({ jsonrpc: "2.0", id: 10, method: "logging/setLevel", params: { level: "info" } })) as { result?: object };
+const resources = (await post({ jsonrpc: "2.0", id: 11, method: "resources/list" })) as { error?: { code?: number } };
+steps.sessionAnswers = [
+  initialize.result?.serverInfo?.name,
   (await send("POST", { jsonrpc: "2.0", method: "notifications/initialized" })).status,
   (await send("GET")).status,
-  // What MCP Inspector and some clients ask whatever the capabilities say.
-  (await post({ jsonrpc: "2.0", id: 10, method: "logging/setLevel", params: { level: "info" } })) as { result?: object },
-  (await post({ jsonrpc: "2.0", id: 11, method: "resources/list" })) as { error?: { code?: number } },
-];
-steps.sessionAnswers = [
-  (session[0] as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name,
-  session[1],
-  session[2],
-  (session[3] as { result?: object }).result,
-  (session[4] as { error?: { code?: number } }).error?.code,
+  setLevel.result,
+  resources.error?.code,
 ];
 const answers = [
   await post({ jsonrpc: "2.0", id: 1, method: "ping" }),
