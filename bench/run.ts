@@ -52,7 +52,11 @@ try {
     );
     try {
       if (only.has("throughput")) rows.push(...(await measureThroughput(daemon.url, token, settings)));
-      if (only.has("latency")) rows.push(...(await measureLatency(daemon.url, token, gateway, settings.calls)));
+      if (only.has("latency")) {
+        const latency = await measureLatency(daemon.url, token, gateway, settings.calls);
+        rows.push(...latency.rows);
+        notes.push(...latency.notes);
+      }
     } finally {
       await daemon.stop();
     }
@@ -79,6 +83,7 @@ const machine = describeMachine(ROOT);
 const settingsLine = `wrk ${settings.threads} threads × ${settings.connections} connections × ${settings.seconds} s, ${settings.rounds} alternating runs each of ours and the floor (the Node peer once); ${settings.calls} sequential calls for latency after ${LATENCY_WARMUP_CALLS} warm-up calls; loopback only`;
 console.log(`\n${machine.nproc} CPUs, ${machine.memoryGiB} GiB, ${machine.cpu}; commit ${machine.commit}; ${settingsLine}\n`);
 printTable(rows);
+if (notes.length > 0) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
 // The record is a whole run: a partial one (BENCH_ONLY) prints its figures but leaves bench/RESULTS.md as it was.
 if (ALL_PARTS.every((part) => only.has(part))) {
   writeResults(join(import.meta.dir, "RESULTS.md"), machine, settingsLine, rows, notes);

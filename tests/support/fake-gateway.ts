@@ -38,6 +38,7 @@ export interface RecordedRequest {
   /** Status answered; null while nothing was answered yet; 499 when the client left before any answer ([[hang]]). */
   status: number | null;
   outcome: RequestOutcome;
+  /** When the request arrived and when its answer ended: epoch milliseconds to the microsecond (preciseNow). */
   startedAt: number;
   endedAt: number | null;
   /** The client's TCP port: two requests with the same one came over one kept-alive connection. */
@@ -246,6 +247,8 @@ export function stripDirectives(text: string): string {
 // ---- wire helpers -------------------------------------------------------------------------------------------------
 
 const SESSION_HEADER = "X-Hermes-Session-Id";
+/** Epoch milliseconds with the monotonic clock's precision: the bench splits added latency by these stamps. */
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const MAX_TEXT_PART = 65_536;
 const TOOLS = [
@@ -374,7 +377,7 @@ class Turn {
     if (this.ended) return;
     this.ended = true;
     this.record.outcome = outcome;
-    this.record.endedAt = Date.now();
+    this.record.endedAt = preciseNow();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const wakers = [...this.wakers];
@@ -518,7 +521,7 @@ class FakeGatewayServer implements FakeGateway {
       stream: null,
       status: null,
       outcome: "open",
-      startedAt: Date.now(),
+      startedAt: preciseNow(),
       endedAt: null,
       clientPort,
     };
@@ -528,7 +531,7 @@ class FakeGatewayServer implements FakeGateway {
     if (record.status === null) record.status = response.status;
     if (record.outcome === "open" && !this.isTurnOpen(record)) {
       record.outcome = "completed";
-      record.endedAt = Date.now();
+      record.endedAt = preciseNow();
     }
     this.changed();
     return response;
