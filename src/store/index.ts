@@ -42,11 +42,12 @@ export function openStore(path: string): Store {
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
   const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);
+  const jobs = new JobStore(db, dataVersion);
   let jobsSinceCheckpoint = 0;
   let closed = false;
   return {
     db,
-    jobs: new JobStore(db, dataVersion),
+    jobs,
     sessions: new SessionStore(db),
     personalTokens: new PersonalTokenStore(db),
     oauth: new OAuthStore(db),
@@ -58,6 +59,8 @@ export function openStore(path: string): Store {
     },
     fixes,
     close: () => {
+      // Rows insertSoon still holds are written first (a failure is reported to their jobs, never thrown here).
+      jobs.writeUnwritten();
       closed = true;
       db.close();
     },

@@ -69,6 +69,32 @@ export interface JobFilter {
 /** One row as the owner's job list shows it: never the answer. */
 export type JobSummary = Omit<JobRow, "result" | "partial">;
 
+/**
+ * How soon a row given to insertSoon is written at the latest: long enough for the event loop to sleep once, so a
+ * gateway on the same machine gets the CPU to read the request that was just sent.
+ */
+export const WRITE_SOON_MS = 1;
+
+/** The row an insert writes: every column the job has so far, the rest null (the table has no defaults). */
+function newRow(job: NewJob): Readonly<JobRow> {
+  return Object.freeze({
+    id: job.id,
+    principal: job.principal,
+    mode: job.mode,
+    status: job.startedAt === undefined ? "pending" : "running",
+    prompt_chars: job.promptChars,
+    session_label: job.sessionLabel,
+    created_at: job.createdAt,
+    started_at: job.startedAt ?? null,
+    finished_at: null,
+    result: null,
+    partial: null,
+    error: null,
+    end_reason: null,
+    task_ttl_ms: job.taskTtlMs ?? null,
+  });
+}
+
 /** The row cache's bounds: entries, and answer text per row (a few MiB at most, never a store's worth of answers). */
 const ROW_CACHE_MAX_ENTRIES = 1024;
 const ROW_CACHE_MAX_TEXT = 2048;
@@ -94,6 +120,13 @@ export class JobStore {
    */
   private readonly rows = new Map<string, Readonly<JobRow> | null>();
   private rowsVersion = -1;
+  /**
+   * Rows given to insertSoon and not written yet, each with who hears should its write fail. get() answers them from
+   * here and every other read or write writes them first, so this process never sees one missing; another process
+   * (the CLI) sees it within WRITE_SOON_MS.
+   */
+  private readonly unwritten = new Map<string, { row: Readonly<JobRow>; onFailure: (error: Error, row: Readonly<JobRow>) => void }>();
+  private unwrittenTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** `dataVersion` is the store's data_version, at most 1 ms old (commit-probe.ts); by default it asks SQLite each time. */
   constructor(
@@ -122,24 +155,64 @@ export class JobStore {
   }
 
   insert(job: NewJob): void {
+    this.insertRow(newRow(job));
+    this.countedInsert(job.principal);
+  }
+
+  /**
+   * insert(), a moment later: within WRITE_SOON_MS, or sooner when anything else reads or writes this store. For a
+   * sync call whose gateway request has just left: its commit no longer competes with the gateway for the CPU while
+   * the gateway reads that request. Its ending writes it first, so no answer leaves before its row is committed.
+   * Should the write fail, `onFailure` hears why in a microtask (never inside the operation that happened to write it).
+   */
+  insertSoon(job: NewJob, onFailure: (error: Error, row: Readonly<JobRow>) => void): void {
+    this.unwritten.set(job.id, { row: newRow(job), onFailure });
+    this.countedInsert(job.principal);
+    this.unwrittenTimer ??= setTimeout(() => this.writeUnwritten(), WRITE_SOON_MS);
+  }
+
+  /** Writes every row insertSoon still holds, each in its own commit as insert() would have. */
+  writeUnwritten(): void {
+    if (this.unwrittenTimer) clearTimeout(this.unwrittenTimer);
+    this.unwrittenTimer = null;
+    if (this.unwritten.size === 0) return;
+    const waiting = [...this.unwritten.values()];
+    this.unwritten.clear();
+    for (const { row, onFailure } of waiting) {
+      try {
+        this.insertRow(row);
+      } catch (error) {
+        // Counted when it was handed over; the next count reads the table again.
+        this.tally = null;
+        queueMicrotask(() => onFailure(error as Error, row));
+      }
+    }
+  }
+
+  private insertRow(row: Readonly<JobRow>): void {
     this.wrote(() =>
       this.insertStmt.run({
-        id: job.id,
-        principal: job.principal,
-        mode: job.mode,
-        promptChars: job.promptChars,
-        sessionLabel: job.sessionLabel,
-        createdAt: job.createdAt,
-        status: job.startedAt === undefined ? "pending" : "running",
-        startedAt: job.startedAt ?? null,
-        taskTtlMs: job.taskTtlMs ?? null,
+        id: row.id,
+        principal: row.principal,
+        mode: row.mode,
+        promptChars: row.prompt_chars,
+        sessionLabel: row.session_label,
+        createdAt: row.created_at,
+        status: row.status,
+        startedAt: row.started_at,
+        taskTtlMs: row.task_ttl_ms,
       }),
     );
-    this.countedInsert(job.principal);
   }
 
   /** The job, if it exists and — when `owner` is given — belongs to that principal; null otherwise (the two look the same). */
   get(id: string, owner: string | null = null): JobRow | null {
+    const row = this.unwritten.get(id)?.row ?? this.readRow(id);
+    // Threat: a second client reading another's job. Ownership is part of every read: a foreign id reads as absent.
+    return row !== null && (owner === null || row.principal === owner) ? row : null;
+  }
+
+  private readRow(id: string): Readonly<JobRow> | null {
     const version = this.dataVersion();
     if (version !== this.rowsVersion) {
       this.rows.clear();
@@ -151,12 +224,15 @@ export class JobStore {
       row = raw ? Object.freeze(JobRowSchema.parse(raw)) : null;
       this.remember(id, row);
     }
-    // Threat: a second client reading another's job. Ownership is part of every read: a foreign id reads as absent.
-    return row !== null && (owner === null || row.principal === owner) ? row : null;
+    return row;
   }
 
-  /** Runs one of our writes with the row cache emptied before and after (a rolled-back write leaves nothing stale). */
+  /**
+   * Runs one of our writes, after the rows insertSoon holds (a write may depend on them), with the row cache emptied
+   * before and after (a rolled-back write leaves nothing stale).
+   */
   private wrote<T>(write: () => T): T {
+    if (this.unwritten.size > 0) this.writeUnwritten();
     this.rows.clear();
     try {
       return write();
@@ -176,12 +252,14 @@ export class JobStore {
   findByIdPrefix(prefix: string): JobRow | null {
     const exact = this.get(prefix);
     if (exact || prefix.length < 4) return exact;
+    this.writeUnwritten();
     const rows = this.db.query("SELECT * FROM jobs WHERE id >= ? AND id < ? LIMIT 2").all(prefix, `${prefix}\uffff`);
     return rows.length === 1 ? JobRowSchema.parse(rows[0]) : null;
   }
 
   /** Newest first, without answers. */
   list(filter: JobFilter): JobSummary[] {
+    this.writeUnwritten();
     const where: string[] = [];
     const params: (string | number)[] = [];
     if (filter.principal !== undefined) {
@@ -207,6 +285,7 @@ export class JobStore {
    * first, resuming after `after`; without answers. Threat: a caller listing other callers' work.
    */
   pageOwned(principal: string, after: JobPageCursor | null, limit: number): JobSummary[] {
+    this.writeUnwritten();
     const rows = after
       ? this.db
           .query(
@@ -262,6 +341,7 @@ export class JobStore {
 
   /** Stored jobs in all, and those of `principal` (counted once, then kept up to date in memory). */
   counts(principal: string): { total: number; mine: number } {
+    this.writeUnwritten();
     const version = this.dataVersion();
     if (this.tally?.version !== version) this.tally = { version, total: this.totalStmt.get()?.n ?? 0, mine: new Map() };
     let mine = this.tally.mine.get(principal);
@@ -281,6 +361,7 @@ export class JobStore {
   }
 
   countByStatus(principal: string): StatusCounts {
+    this.writeUnwritten();
     const out: StatusCounts = {};
     for (const row of this.byStatusStmt.all(principal)) out[row.status as JobStatus] = row.n;
     return out;
@@ -300,6 +381,7 @@ export class JobStore {
 
   /** Ids of the jobs the database says are pending or running. */
   activeIds(): Set<string> {
+    this.writeUnwritten();
     return new Set(this.activeIdsStmt.all().map((row) => row.id));
   }
 

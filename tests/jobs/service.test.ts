@@ -108,6 +108,52 @@ describe("JobService", () => {
     expect(await jobs.waitForEnd(next.id, null, 1000)).toMatchObject({ status: "completed", result: "fine" });
   });
 
+  test("a sync call's row is committed while the gateway works, before its answer; an async job's before its id returns", async () => {
+    const { jobs, gateway, path } = setup();
+    const cli = openStore(path);
+    cleanups.unshift(() => cli.close());
+    const queued = ask(jobs);
+    // The id an async call answers with is already in the database.
+    expect(cli.jobs.get(queued.id)).toMatchObject({ status: "running", mode: "async" });
+    const sync = jobs.submit({ principal: "pat:test", prompt: "hello", sessionLabel: null, mode: "sync" });
+    // This process reads it at once; another sees it once the event loop has slept.
+    expect(jobs.view(sync.id, "pat:test").status).toBe("running");
+    await Bun.sleep(20);
+    expect(cli.jobs.get(sync.id)).toMatchObject({ status: "running", mode: "sync" });
+    gateway.calls[1]?.resolve({ text: "answer", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(sync.id, "pat:test", 1000)).toMatchObject({ status: "completed", result: "answer" });
+  });
+
+  test("a sync call that ends before its row was written writes the row first, then its ending", async () => {
+    const { jobs, gateway, store } = setup();
+    const sync = jobs.submit({ principal: "pat:test", prompt: "hello", sessionLabel: null, mode: "sync" });
+    const ended = jobs.waitForEnd(sync.id, "pat:test", 1000);
+    gateway.calls[0]?.resolve({ text: "quick", sessionId: null, finishReason: "stop" });
+    expect(await ended).toMatchObject({ status: "completed", result: "quick" });
+    expect(store.db.query("SELECT status, result FROM jobs WHERE id = ?").get(sync.id)).toEqual({ status: "completed", result: "quick" });
+  });
+
+  test("a sync call whose row cannot be written ends failed, saying why, with its gateway request closed", async () => {
+    const { jobs, gateway, store } = setup({ maxConcurrent: 1 });
+    // The write fails the way a full disk fails it, for this one prompt length.
+    store.db.exec(
+      "CREATE TRIGGER full_disk BEFORE INSERT ON jobs WHEN NEW.prompt_chars = 7 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    const sync = jobs.submit({ principal: "pat:test", prompt: "doomed!", sessionLabel: null, mode: "sync" });
+    const ended = await jobs.waitForEnd(sync.id, "pat:test", 1000);
+    expect(ended).toMatchObject({ status: "failed", end_reason: "not_stored" });
+    expect(ended?.error).toBe("hermes-mcp could not store this job (database or disk is full); see its log");
+    expect(gateway.calls[0]?.aborted).toBe(true);
+    await Bun.sleep(0);
+    expect(jobs.activeCount).toBe(0);
+    expect(store.db.query("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+    // The slot is free again and the stored-jobs count is right: the next call runs and ends normally.
+    const next = jobs.submit({ principal: "pat:test", prompt: "fine", sessionLabel: null, mode: "sync" });
+    gateway.calls.at(-1)?.resolve({ text: "ok", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(next.id, "pat:test", 1000)).toMatchObject({ status: "completed", result: "ok" });
+    expect(store.jobs.counts("pat:test")).toEqual({ total: 1, mine: 1 });
+  });
+
   test("gateway failures are recorded with their message and any partial answer", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
