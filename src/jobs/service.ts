@@ -143,8 +143,7 @@ export class JobService {
       ended: false,
     });
     // The gateway request is started first (on a kept-alive connection it is written before begin() returns; a new
-    // connection is opened meanwhile) and the row written while it travels: nothing is answered before this method
-    // returns (a sync call's answer, an async job id, a task), so every answered job is stored all the same.
+    // connection is opened meanwhile) and the row written while it travels, so every answered job is stored all the same.
     if (startsNow) this.begin(id, true);
     const job: NewJob = {
       id,
@@ -156,10 +155,10 @@ export class JobService {
       startedAt: startsNow ? createdAt : undefined,
       taskTtlMs: request.task ? this.grantTaskTtl(request.task.ttlMs ?? this.options.limits.retentionMs) : null,
     };
-    // A sync call answers nothing before it ends, and its ending writes the row first: its row may wait until the event
-    // loop has slept once, so a gateway on this machine reads the request before our commit takes the CPU (measured:
-    // bench/RESULTS.md's way in). An id that is answered at once (async, a task) or a job that waits in line is
-    // committed here, before this method returns.
+    // A sync call is answered nothing before it ends, and its ending writes the row first: its row may wait until the
+    // event loop has slept once, so a gateway on this machine reads the request before our commit takes the CPU
+    // (measured: the way in of bench/RESULTS.md's latency note). An id answered at once (async, a task) and a job that
+    // waits in line are committed here, before this method returns.
     if (startsNow && request.mode === "sync" && !request.task) {
       store.jobs.insertSoon(job, (error, row) => this.unstorable(row, error));
     } else {

@@ -163,7 +163,8 @@ export class JobStore {
    * insert(), a moment later: within WRITE_SOON_MS, or sooner when anything else reads or writes this store. For a
    * sync call whose gateway request has just left: its commit no longer competes with the gateway for the CPU while
    * the gateway reads that request. Its ending writes it first, so no answer leaves before its row is committed.
-   * Should the write fail, `onFailure` hears why in a microtask (never inside the operation that happened to write it).
+   * Should the write fail, `onFailure` hears why once every held row has been tried, before whatever operation wrote
+   * them goes on (so an ending that wrote it finds its job already failed); nothing is thrown into that operation.
    */
   insertSoon(job: NewJob, onFailure: (error: Error, row: Readonly<JobRow>) => void): void {
     this.unwritten.set(job.id, { row: newRow(job), onFailure });
@@ -178,15 +179,17 @@ export class JobStore {
     if (this.unwritten.size === 0) return;
     const waiting = [...this.unwritten.values()];
     this.unwritten.clear();
+    const failed: (() => void)[] = [];
     for (const { row, onFailure } of waiting) {
       try {
         this.insertRow(row);
       } catch (error) {
         // Counted when it was handed over; the next count reads the table again.
         this.tally = null;
-        queueMicrotask(() => onFailure(error as Error, row));
+        failed.push(() => onFailure(error as Error, row));
       }
     }
+    for (const tell of failed) tell();
   }
 
   private insertRow(row: Readonly<JobRow>): void {

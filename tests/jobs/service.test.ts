@@ -154,6 +154,23 @@ describe("JobService", () => {
     expect(store.jobs.counts("pat:test")).toEqual({ total: 1, mine: 1 });
   });
 
+  test("a sync call answered before its row could be written still ends failed with the reason, not as an unknown job", async () => {
+    const { jobs, gateway, store } = setup();
+    store.db.exec(
+      "CREATE TRIGGER full_disk BEFORE INSERT ON jobs WHEN NEW.prompt_chars = 7 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    );
+    const sync = jobs.submit({ principal: "pat:test", prompt: "doomed!", sessionLabel: null, mode: "sync" });
+    const ended = jobs.waitForEnd(sync.id, "pat:test", 1000);
+    // The gateway answers within the millisecond: the ending is what tries the write.
+    gateway.calls[0]?.resolve({ text: "lost", sessionId: null, finishReason: "stop" });
+    expect(await ended).toMatchObject({
+      status: "failed",
+      end_reason: "not_stored",
+      error: "hermes-mcp could not store this job (database or disk is full); see its log",
+    });
+    expect(store.db.query("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+  });
+
   test("gateway failures are recorded with their message and any partial answer", async () => {
     const { jobs, gateway } = setup();
     const job = ask(jobs);
