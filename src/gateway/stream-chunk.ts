@@ -1,5 +1,6 @@
 // Reads one streamed chat.completion.chunk off the wire: by hand for what every event carries, zod for the final chunk's extras.
 import { z } from "zod";
+import { isPlainObject } from "../web/plain-object.ts";
 
 export const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() });
 /** Extra facts on incomplete runs; a wrongly shaped one is ignored rather than failing the turn. */
@@ -33,14 +34,14 @@ const NO_CHOICES: readonly StreamChoice[] = Object.freeze([]);
  * while these checks allocate nothing. The extras only the final chunk carries still go through their zod schemas.
  */
 export function readStreamChunk(value: unknown): StreamChunk | null {
-  if (!isObject(value)) return null;
+  if (!isPlainObject(value)) return null;
   const choices = value.choices;
   if (choices !== undefined && choices !== null) {
     if (!Array.isArray(choices)) return null;
     for (const choice of choices) {
-      if (!isObject(choice) || !isOptionalString(choice.finish_reason)) return null;
+      if (!isPlainObject(choice) || !isOptionalString(choice.finish_reason)) return null;
       const delta = choice.delta;
-      if (delta !== undefined && delta !== null && !(isObject(delta) && isOptionalString(delta.content))) return null;
+      if (delta !== undefined && delta !== null && !(isPlainObject(delta) && isOptionalString(delta.content))) return null;
     }
   }
   return {
@@ -56,11 +57,6 @@ function lenient<T>(schema: z.ZodType<T>, value: unknown): T | null {
   if (value === undefined || value === null) return null;
   const parsed = schema.safeParse(value);
   return parsed.success ? parsed.data : null;
-}
-
-/** What zod's z.object accepts as an object: not null, not an array. */
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isOptionalString(value: unknown): boolean {

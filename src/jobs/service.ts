@@ -442,9 +442,9 @@ export class JobService {
    */
   private unstorable(row: Readonly<JobRow>, error: Error): void {
     this.options.log.error("job could not be stored", { job: row.id, error: error.message });
-    const live = this.live.get(row.id);
-    if (!live || live.ended) return;
-    live.ended = true;
+    if (this.live.get(row.id)?.ended !== false) return;
+    // Ended first (its request closed), then announced: a listener acting on the ending finds the job over.
+    this.forgetUnstored(row.id);
     const failed: JobRow = {
       ...row,
       status: "failed",
@@ -453,7 +453,6 @@ export class JobService {
       end_reason: "not_stored",
     };
     if (this.events.has(row.id)) this.events.emit(row.id, { type: "ended", job: failed });
-    this.abortLive(row.id, "not stored");
   }
 
   /** A job whose row could not be written: its request is closed and it leaves no trace (it was never acknowledged). */

@@ -1,4 +1,5 @@
 // Decides which requests can skip the SDK's per-request server: simple 2025-era JSON-RPC calls and a session's own notifications.
+import { isPlainObject } from "../web/plain-object.ts";
 
 /**
  * 2025-era revisions the SDK serves statelessly (its SUPPORTED_PROTOCOL_VERSIONS before 2026, pinned here so the fast
@@ -36,8 +37,11 @@ export interface FastNotification {
   params: Record<string, unknown>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+/** A message's params as an object (absent reads as `{}`), or null: `params: null` is not absent, and the SDK refuses it. */
+function paramsOf(message: Record<string, unknown>): Record<string, unknown> | null {
+  const params = message.params === undefined ? {} : message.params;
+  return isPlainObject(params) ? params : null;
+}
 
 /**
  * The JSON-RPC message of a 2025-era POST the SDK would accept at the HTTP level, or null: a modern or unknown protocol
@@ -63,9 +67,8 @@ export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
   if (!message || !FAST_METHODS.has(message.method as string)) return null;
   const id = message.id;
   if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return null;
-  // `params: null` is not an absent params object: the SDK refuses it, so it goes there.
-  const params = message.params === undefined ? {} : message.params;
-  if (!isPlainObject(params)) return null;
+  const params = paramsOf(message);
+  if (!params) return null;
   const meta = params._meta;
   let progressToken: string | number | undefined;
   if (meta !== undefined) {
@@ -86,8 +89,8 @@ export function fastCallOf(headers: Headers, body: unknown): FastCall | null {
 export function fastNotificationOf(headers: Headers, body: unknown): FastNotification | null {
   const message = legacyMessageOf(headers, body);
   if (!message || "id" in message || !FAST_NOTIFICATIONS.has(message.method as string)) return null;
-  const params = message.params === undefined ? {} : message.params;
-  if (!isPlainObject(params) || params._meta !== undefined) return null;
+  const params = paramsOf(message);
+  if (!params || params._meta !== undefined) return null;
   return { method: message.method as FastNotification["method"], params };
 }
 

@@ -5,6 +5,7 @@ import type { ToolDeps } from "./deps.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
 import { isLegacyProtocolVersion, sseError, sseResult, UNIMPLEMENTED_METHODS, type FastCall, type FastNotification } from "./fast-lane.ts";
 import { SERVER_INFO, serverCapabilities } from "./identity.ts";
+import { isPlainObject } from "../web/plain-object.ts";
 
 /** Deeper than any real capability object; anything deeper is the SDK's to judge (its schemas recurse without a bound). */
 const MAX_JSON_DEPTH = 32;
@@ -18,8 +19,7 @@ function isJsonValue(value: unknown, depth: number): boolean {
   return items.every((item) => isJsonValue(item, depth + 1));
 }
 
-const isJsonObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && isJsonValue(value, 0);
+const isJsonObject = (value: unknown): value is Record<string, unknown> => isPlainObject(value) && isJsonValue(value, 0);
 const JsonObject = z.custom<Record<string, unknown>>(isJsonObject);
 
 /**
