@@ -26,6 +26,7 @@ export async function measureLatency(
   token: string,
   gateway: FakeGateway,
   calls: number,
+  warmup = LATENCY_WARMUP_CALLS,
 ): Promise<{ rows: Row[]; notes: string[] }> {
   console.error(
     `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through a bare Bun proxy…`,
@@ -49,35 +50,37 @@ export async function measureLatency(
     path?.out.push(done - turn.endedAt);
     return text;
   };
-  const warmup = LATENCY_WARMUP_CALLS;
-  for (let i = 0; i < calls + warmup; i++) {
-    const prompt = `bench ${i}`;
-    const counted = i >= warmup;
-    const raw = await timed(counted ? direct : null, async () => {
-      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" },
-        body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: prompt }] }),
+  // The proxy is a process of its own: stopped however the loop ends.
+  try {
+    for (let i = 0; i < calls + warmup; i++) {
+      const prompt = `bench ${i}`;
+      const counted = i >= warmup;
+      const raw = await timed(counted ? direct : null, async () => {
+        const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" },
+          body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: prompt }] }),
+        });
+        return response.text();
       });
-      return response.text();
-    });
-    const text = await timed(counted ? bridged : null, async () => {
-      const answer = await fetch(`${daemonUrl}/mcp`, {
-        method: "POST",
-        headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
+      const text = await timed(counted ? bridged : null, async () => {
+        const answer = await fetch(`${daemonUrl}/mcp`, {
+          method: "POST",
+          headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
+        });
+        return answer.text();
       });
-      return answer.text();
-    });
-    const viaProxy = await timed(counted ? proxied : null, async () =>
-      (await fetch(`${proxy.url}/`, { method: "POST", body: prompt })).text(),
-    );
-    if (!raw.includes("[DONE]") || !text.includes('"status":"completed"') || !viaProxy.includes('"chars"')) {
-      await proxy.stop();
-      throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy}`);
+      const viaProxy = await timed(counted ? proxied : null, async () =>
+        (await fetch(`${proxy.url}/`, { method: "POST", body: prompt })).text(),
+      );
+      if (!raw.includes("[DONE]") || !text.includes('"status":"completed"') || !viaProxy.includes('"chars"')) {
+        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy}`);
+      }
     }
+  } finally {
+    await proxy.stop();
   }
-  await proxy.stop();
   const rows: Row[] = [];
   for (const [p, target] of [
     [50, 0.5],

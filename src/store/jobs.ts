@@ -235,7 +235,7 @@ export class JobStore {
    * before and after (a rolled-back write leaves nothing stale).
    */
   private wrote<T>(write: () => T): T {
-    if (this.unwritten.size > 0) this.writeUnwritten();
+    this.writeUnwritten();
     this.rows.clear();
     try {
       return write();
