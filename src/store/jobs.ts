@@ -292,10 +292,11 @@ export class JobStore {
     const rows = after
       ? this.db
           .query(
-            `SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+            // A row value, so the page starts where the cursor points in jobs_principal instead of walking down to it.
+            `SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? AND (created_at, id) < (?, ?)
              ORDER BY created_at DESC, id DESC LIMIT ?`,
           )
-          .all(principal, after.createdAt, after.createdAt, after.id, limit)
+          .all(principal, after.createdAt, after.id, limit)
       : this.db
           .query(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
           .all(principal, limit);
@@ -388,10 +389,17 @@ export class JobStore {
     return new Set(this.activeIdsStmt.all().map((row) => row.id));
   }
 
-  /** Deletes terminal jobs that finished before `before`; returns how many. */
+  /**
+   * Deletes terminal jobs created and finished before `before`; returns how many. Bounded by the creation time so the
+   * delete walks jobs_created, not the table: a job finishes after it is created, and one whose clock stepped back in
+   * between goes once both times are past.
+   */
   reapFinishedBefore(before: number): number {
     this.tally = null;
-    return this.wrote(() => this.db.query("DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?").run(before).changes);
+    return this.wrote(
+      () =>
+        this.db.query("DELETE FROM jobs WHERE created_at < ? AND finished_at IS NOT NULL AND finished_at < ?").run(before, before).changes,
+    );
   }
 
   /**

