@@ -114,4 +114,35 @@ describe("the buffered stderr writer", () => {
     expect(text).toContain("second batch");
     expect(performance.now() - started).toBeLessThan(10_000);
   });
+
+  test("lines keep their order and their content as logged: a warning goes out at once after the INFO lines before it", async () => {
+    // The child never exits: what arrives came from the warning's flush, not the timer's or the exit's.
+    const script = `
+      import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
+      const log = createLogger("INFO", "text");
+      const fields = { step: "one" };
+      log.info("first", fields);
+      fields.step = "changed after logging";
+      log.debug("not at INFO");
+      log.info("second", { n: 2 });
+      log.warn("third");
+      await Bun.sleep(30_000);`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
+    const reader = child.stderr.getReader();
+    let text = "";
+    try {
+      while (!text.includes("third")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+    } finally {
+      child.kill("SIGKILL");
+      await child.exited;
+    }
+    const lines = text.trimEnd().split("\n");
+    expect(lines.map((line) => line.split(/\s+/).slice(1, 3).join(" "))).toEqual(["INFO first", "INFO second", "WARNING third"]);
+    expect(lines[0]).toEndWith("first step=one");
+    expect(lines[1]).toEndWith("second n=2");
+  });
 });
