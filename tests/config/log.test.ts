@@ -86,60 +86,58 @@ describe("log injection", () => {
   });
 });
 
+/**
+ * Runs `body` in a child with the default logger as `log`, then keeps the child alive: returns its stderr once it holds
+ * `last` (or after 10 s), and how long that took.
+ */
+async function childStderr(body: string, last: string): Promise<{ text: string; ms: number }> {
+  const script = `
+    import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
+    const log = createLogger("INFO", "text");
+    ${body}
+    await Bun.sleep(30_000);`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
+  const reader = child.stderr.getReader();
+  let text = "";
+  const started = performance.now();
+  try {
+    while (!text.includes(last) && performance.now() - started < 10_000) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+  } finally {
+    child.kill("SIGKILL");
+    await child.exited;
+  }
+  return { text, ms: performance.now() - started };
+}
+
 describe("the buffered stderr writer", () => {
   test("INFO lines reach stderr while the process runs, a batch after a quiet spell too (the flush timer arms again)", async () => {
     // A child that logs, goes quiet, logs again, then stays alive: each line must arrive while it still runs.
-    const script = `
-      import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
-      const log = createLogger("INFO", "text");
-      log.info("first batch");
+    const { text, ms } = await childStderr(
+      `log.info("first batch");
       await Bun.sleep(300);
-      log.info("second batch");
-      await Bun.sleep(30_000);`;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
-    const reader = child.stderr.getReader();
-    let text = "";
-    const started = performance.now();
-    try {
-      while (!text.includes("second batch") && performance.now() - started < 10_000) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
-      }
-    } finally {
-      child.kill("SIGKILL");
-      await child.exited;
-    }
+      log.info("second batch");`,
+      "second batch",
+    );
     expect(text).toContain("first batch");
     expect(text).toContain("second batch");
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(ms).toBeLessThan(10_000);
   });
 
   test("lines keep their order and their content as logged: a warning goes out at once after the INFO lines before it", async () => {
     // The child never exits: what arrives came from the warning's flush, not the timer's or the exit's.
-    const script = `
-      import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
-      const log = createLogger("INFO", "text");
-      const fields = { step: "one" };
+    const { text } = await childStderr(
+      `const fields = { step: "one" };
       log.info("first", fields);
       fields.step = "changed after logging";
       log.debug("not at INFO");
       log.info("second", { n: 2 });
-      log.warn("third");
-      await Bun.sleep(30_000);`;
-    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
-    const reader = child.stderr.getReader();
-    let text = "";
-    try {
-      while (!text.includes("third")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
-      }
-    } finally {
-      child.kill("SIGKILL");
-      await child.exited;
-    }
+      log.warn("third");`,
+      "third",
+    );
     const lines = text.trimEnd().split("\n");
     expect(lines.map((line) => line.split(/\s+/).slice(1, 3).join(" "))).toEqual(["INFO first", "INFO second", "WARNING third"]);
     expect(lines[0]).toEndWith("first step=one");
