@@ -101,6 +101,15 @@ function textValue(value: string | number | boolean | null | undefined): string 
  */
 function bufferedStderr(toLine: (record: LogRecord) => string): (record: LogRecord, urgent: boolean) => void {
   const sink = Bun.stderr.writer();
+  // Formatted in a timer now, not in its caller: a field that cannot be written (a value whose toString throws) must
+  // not take the daemon down with it; its line says so instead.
+  const lineOf = (record: LogRecord): string => {
+    try {
+      return toLine(record);
+    } catch (error) {
+      return toLine({ ...record, fields: { log_error: `this line's fields could not be written: ${(error as Error).message}` } });
+    }
+  };
   let pending: LogRecord[] = [];
   // What the waiting lines will weigh, roughly: their text, plus a line's usual overhead.
   let weight = 0;
@@ -113,7 +122,7 @@ function bufferedStderr(toLine: (record: LogRecord) => string): (record: LogReco
     pending = [];
     weight = 0;
     let text = "";
-    for (const record of records) text += `${toLine(record)}\n`;
+    for (const record of records) text += `${lineOf(record)}\n`;
     sink.write(text);
     sink.flush();
   };

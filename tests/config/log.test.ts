@@ -143,4 +143,15 @@ describe("the buffered stderr writer", () => {
     expect(lines[0]).toEndWith("first step=one");
     expect(lines[1]).toEndWith("second n=2");
   });
+
+  test("a field that cannot be written leaves a line that says so, and the process goes on logging", async () => {
+    const { text } = await childStderr(
+      `log.info("odd", { value: { toString() { throw new Error("boom"); } } });
+      await Bun.sleep(100);
+      log.warn("still here");`,
+      "still here",
+    );
+    expect(text).toContain('odd log_error="this line\'s fields could not be written: boom"');
+    expect(text).toContain("WARNING still here");
+  });
 });
