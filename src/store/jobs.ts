@@ -405,6 +405,7 @@ export class JobStore {
   /**
    * Deletes terminal tasks whose ttl (counted from creation, MCP tasks) has run out by `now`; returns how many. An
    * active task outliving its ttl is kept until it ends: its gateway turn still runs and its owner may still want it.
+   * It walks jobs_task_expiry, which SQLite uses only while the query spells its expression and condition as the index does.
    */
   reapExpiredTasks(now: number): number {
     this.tally = null;

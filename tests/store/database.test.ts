@@ -162,7 +162,7 @@ describe("JobStore", () => {
     store.close();
   });
 
-  test("a database at schema 5 keeps every job through the index change of schema 6, and reads them by the new indexes", () => {
+  test("a database at schema 5 keeps every job through the index changes of schemas 6 and 7, and reads them by the new indexes", () => {
     const path = join(tempDir(), "hermes-mcp.db");
     const old = new Database(path);
     for (const [i, migration] of MIGRATIONS.slice(0, 5).entries()) {
@@ -182,6 +182,12 @@ describe("JobStore", () => {
         i % 5 === 0 ? null : `answer ${i}`,
       );
     }
+    // Two finished tasks: one past its ttl by 2000, one not.
+    const task = old.query(
+      "INSERT INTO jobs (id, principal, mode, status, prompt_chars, created_at, finished_at, task_ttl_ms) VALUES (?, 'p9', 'async', 'completed', 1, 1000, 1200, ?)",
+    );
+    task.run("task-expired", 500);
+    task.run("task-kept", 5000);
     old.close();
     const store = openStore(path);
     const indexes = store.db
@@ -190,12 +196,15 @@ describe("JobStore", () => {
       )
       .all()
       .map((row) => row.name);
-    expect(indexes).toEqual(["jobs_active", "jobs_created", "jobs_principal"]);
-    expect(store.jobs.counts("p0")).toEqual({ total: 30, mine: 15 });
+    expect(indexes).toEqual(["jobs_active", "jobs_created", "jobs_principal", "jobs_task_expiry"]);
+    expect(store.jobs.counts("p0")).toEqual({ total: 32, mine: 15 });
     expect(store.jobs.get("job-7")).toMatchObject({ status: "completed", result: "answer 7", finished_at: 2007 });
     expect([...store.jobs.activeIds()].sort()).toEqual(["job-0", "job-10", "job-15", "job-20", "job-25", "job-5"]);
     expect(store.jobs.pageOwned("p1", null, 3).map((row) => row.id)).toEqual(["job-29", "job-27", "job-25"]);
     expect(store.jobs.pageOwned("p1", { createdAt: 1025, id: "job-25" }, 2).map((row) => row.id)).toEqual(["job-23", "job-21"]);
+    expect(store.jobs.reapExpiredTasks(2000)).toBe(1);
+    expect(store.jobs.get("task-expired")).toBeNull();
+    expect(store.jobs.get("task-kept")).toMatchObject({ task_ttl_ms: 5000 });
     store.close();
   });
 
