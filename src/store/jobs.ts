@@ -424,10 +424,7 @@ export class JobStore {
 
   private failAbandonedNow(at: number, error: string): string[] {
     return this.db.transaction(() => {
-      const ids = this.db
-        .query<{ id: string }, []>("SELECT id FROM jobs WHERE status IN ('pending', 'running')")
-        .all()
-        .map((r) => r.id);
+      const ids = this.activeIdsStmt.all().map((row) => row.id);
       this.db
         .query(
           "UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, end_reason = 'restart' WHERE status IN ('pending', 'running')",
