@@ -88,9 +88,9 @@ describe("log injection", () => {
 
 /**
  * Runs `body` in a child with the default logger as `log`, then keeps the child alive: returns its stderr once it holds
- * `last` (or after 10 s), and how long that took.
+ * `last` (or after 10 s), how long that took, and when (ms after the start) each text first appeared in it.
  */
-async function childStderr(body: string, last: string): Promise<{ text: string; ms: number }> {
+async function childStderr(body: string, last: string): Promise<{ text: string; ms: number; seenAt: (text: string) => number }> {
   const script = `
     import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../../src/log.ts`)};
     const log = createLogger("INFO", "text");
@@ -99,18 +99,25 @@ async function childStderr(body: string, last: string): Promise<{ text: string; 
   const child = Bun.spawn([process.execPath, "-e", script], { stdout: "ignore", stderr: "pipe" });
   const reader = child.stderr.getReader();
   let text = "";
+  const reads: { at: number; length: number }[] = [];
   const started = performance.now();
   try {
     while (!text.includes(last) && performance.now() - started < 10_000) {
       const { value, done } = await reader.read();
       if (done) break;
       text += new TextDecoder().decode(value);
+      reads.push({ at: performance.now() - started, length: text.length });
     }
   } finally {
     child.kill("SIGKILL");
     await child.exited;
   }
-  return { text, ms: performance.now() - started };
+  const seenAt = (wanted: string): number => {
+    const index = text.indexOf(wanted);
+    if (index === -1) return Number.POSITIVE_INFINITY;
+    return reads.find((read) => read.length >= index + wanted.length)?.at ?? Number.POSITIVE_INFINITY;
+  };
+  return { text, ms: performance.now() - started, seenAt };
 }
 
 describe("the buffered stderr writer", () => {
@@ -142,6 +149,20 @@ describe("the buffered stderr writer", () => {
     expect(lines.map((line) => line.split(/\s+/).slice(1, 3).join(" "))).toEqual(["INFO first", "INFO second", "WARNING third"]);
     expect(lines[0]).toEndWith("first step=one");
     expect(lines[1]).toEndWith("second n=2");
+  });
+
+  test("about 64 KiB of waiting lines are written at once, without waiting for the timer", async () => {
+    // The child's event loop is blocked for 1.5 s after the big line: only the size rule can write it before the warning.
+    const { text, seenAt } = await childStderr(
+      `log.info("small");
+      log.info("big", { text: "x".repeat(70_000) });
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {}
+      log.warn("after the wait");`,
+      "after the wait",
+    );
+    expect(text).toContain("INFO    small");
+    expect(seenAt(`${"x".repeat(70_000)}\n`)).toBeLessThan(seenAt("after the wait") - 1000);
   });
 
   test("a field that cannot be written leaves a line that says so, and the process goes on logging", async () => {
