@@ -101,6 +101,9 @@ const SSE_HEADERS = new Headers({
   "X-Accel-Buffering": "no",
 });
 
+// One encoder for every streamed call: TextEncoder keeps no state between calls, so a pending call need not carry its own.
+const encoder = new TextEncoder();
+
 const resultEvent = (id: string | number, result: unknown): string => resultEventJson(id, JSON.stringify(result));
 const resultEventJson = (id: string | number, resultJson: string): string =>
   `event: message\ndata: {"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n\n`;
@@ -134,7 +137,6 @@ export function sseStream(
   const gone = new AbortController();
   const onRequestAbort = (): void => gone.abort("client disconnected");
   requestSignal.addEventListener("abort", onRequestAbort, { once: true });
-  const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   return new Promise<Response>((resolve) => {
     const write = (text: string): void => {
