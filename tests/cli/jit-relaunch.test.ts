@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
-import { runCli, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 
 /** The environment the process with this PID runs with now (after any execve): Linux's /proc. */
 function environOf(pid: number): Record<string, string> {
@@ -12,6 +12,7 @@ function environOf(pid: number): Record<string, string> {
   return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
 }
 
+const newHome = tempHomes();
 const daemons: TestDaemon[] = [];
 afterEach(async () => {
   for (const daemon of daemons.splice(0)) await daemon.stop();
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 describe.if(process.platform === "linux")("serve", () => {
   test("runs with its JIT options in the process that was started (same PID), and answers as usual", async () => {
-    const daemon = await startTestDaemon();
+    const daemon = await startTestDaemon({ home: newHome() });
     daemons.push(daemon);
     const environ = environOf(daemon.proc.pid);
     expect(environ[FTL_OPTION]).toBe("0");
@@ -31,13 +32,13 @@ describe.if(process.platform === "linux")("serve", () => {
   });
 
   test("an owner's own setting of the option is kept (FTL back on with 1)", async () => {
-    const daemon = await startTestDaemon({ env: { [FTL_OPTION]: "1" } });
+    const daemon = await startTestDaemon({ home: newHome(), env: { [FTL_OPTION]: "1" } });
     daemons.push(daemon);
     expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
   });
 
   test("an owner's own threshold is kept while the other options are set", async () => {
-    const daemon = await startTestDaemon({ env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
+    const daemon = await startTestDaemon({ home: newHome(), env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
     daemons.push(daemon);
     const environ = environOf(daemon.proc.pid);
     expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("2000");

@@ -88,15 +88,16 @@ export interface TestDaemon {
 }
 
 export interface DaemonOptions {
-  home?: string;
+  /** The daemon's HOME: the caller's, from tempHomes() or makeHome(), so the caller removes it (a harness-made one was left behind). */
+  home: string;
   port?: number;
   env?: Record<string, string>;
   /** Send the daemon's output to this file instead of collecting it in memory (benchmarks: like journald). */
   logFile?: string;
 }
 
-export async function startTestDaemon(options: DaemonOptions = {}): Promise<TestDaemon> {
-  const home = options.home ?? makeHome();
+export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemon> {
+  const { home } = options;
   const port = options.port ?? freePort();
   const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
   const sink = options.logFile ? Bun.file(options.logFile) : "pipe";
