@@ -1,6 +1,8 @@
 // The consent page in a real browser (Debian's Chromium via playwright-core): approve and deny land on the app's callback, its CSP holds, it cannot be framed, it fits a phone, and every page reads well (WCAG AA contrast, light and dark, no Markdown).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { contrast } from "../support/contrast.ts";
 import {
@@ -280,7 +282,7 @@ async function belowAA(page: Page): Promise<string[]> {
     .map((m) => `${m.what}: ${m.fg} on ${m.bg} = ${m.ratio.toFixed(2)}:1`);
 }
 
-/** In light and in dark: every text and control edge at AA contrast, no Markdown backtick in the visible text; a screenshot of each to /tmp. */
+/** In light and in dark: every text and control edge at AA contrast, no Markdown backtick in the visible text; a screenshot of each to the temp directory (named, so each run replaces the last). */
 async function readableInBothSchemes(page: Page, label: string): Promise<string> {
   let text = "";
   for (const colorScheme of ["light", "dark"] as const) {
@@ -293,7 +295,7 @@ async function readableInBothSchemes(page: Page, label: string): Promise<string>
     expect({ label, colorScheme, failing: await belowAA(page) }).toEqual({ label, colorScheme, failing: [] });
     text = await page.innerText("body");
     expect(text).not.toContain("`");
-    await page.screenshot({ path: `/tmp/hermes-mcp-${label}-${colorScheme}.png`, fullPage: true });
+    await page.screenshot({ path: join(tmpdir(), `hermes-mcp-${label}-${colorScheme}.png`), fullPage: true });
   }
   await page.emulateMedia({ colorScheme: null });
   return text;
