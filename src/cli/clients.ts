@@ -2,8 +2,7 @@
 import { defineCommand } from "citty";
 import { listClients, ManagementError, revokeClient } from "../oauth/management.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
-
-const when = (ms: number | null): string => (ms === null ? "never" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)}Z`);
+import { printTable, utcTime } from "./table.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "List clients: id, kind, name, created, last used — never secrets" },
@@ -23,26 +22,17 @@ const list = defineCommand({
         );
         return;
       }
-      const header = ["ID", "KIND", "NAME", "CREATED", "LAST USED", "CONNECTIONS"];
-      const table = [
-        header,
-        ...rows.map((r) => [
+      printTable(
+        ["ID", "KIND", "NAME", "CREATED", "LAST USED", "CONNECTIONS"],
+        rows.map((r) => [
           r.id,
           r.kind,
           r.name,
-          r.createdAt === null ? "-" : when(r.createdAt),
-          when(r.lastUsedAt),
+          utcTime(r.createdAt),
+          utcTime(r.lastUsedAt, "never"),
           r.kind === "token" ? "-" : String(r.grants),
         ]),
-      ];
-      const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length)));
-      for (const row of table)
-        process.stdout.write(
-          `${row
-            .map((cell, i) => cell.padEnd(widths[i] as number))
-            .join("  ")
-            .trimEnd()}\n`,
-        );
+      );
     }),
 });
 

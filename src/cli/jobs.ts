@@ -5,6 +5,7 @@ import type { Store } from "../store/index.ts";
 import type { JobRow, JobSummary } from "../store/jobs.ts";
 import { escapeBreakingChars, escapeBreakingCharsInBlock } from "../unsafe-text.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { printTable, utcTime } from "./table.ts";
 
 function withStore<T>(body: (store: Store) => T): T {
   const { config } = loadConfigOrExit();
@@ -23,22 +24,9 @@ const cell = escapeBreakingChars;
 /** Safe to print as a block (an answer keeps its line breaks and tabs). */
 const block = escapeBreakingCharsInBlock;
 
-const when = (ms: number | null): string => (ms === null ? "-" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)}Z`);
 const span = (from: number | null, to: number | null): string =>
   from === null || to === null ? "-" : `${((to - from) / 1000).toFixed(1)} s`;
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
-function printTable(header: string[], rows: string[][]): void {
-  const table = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] as string).length)));
-  for (const row of table)
-    process.stdout.write(
-      `${row
-        .map((c, i) => c.padEnd(widths[i] as number))
-        .join("  ")
-        .trimEnd()}\n`,
-    );
-}
 
 function parseLimit(value: string | undefined): number {
   if (value === undefined) return 50;
@@ -79,7 +67,7 @@ const list = defineCommand({
           cell(clip(job.principal, 40)),
           job.status,
           job.mode,
-          when(job.created_at),
+          utcTime(job.created_at),
           span(job.created_at, job.started_at),
           span(job.started_at, job.finished_at ?? (job.status === "running" ? Date.now() : null)),
           `${job.prompt_chars} ch`,
@@ -97,11 +85,11 @@ function describeJob(job: JobRow, withAnswer: boolean): string {
     ["mode", job.mode],
     ["session", cell(job.session_label ?? "-")],
     ["prompt", `${job.prompt_chars} characters (prompts are never stored)`],
-    ["created", when(job.created_at)],
-    ["started", job.started_at === null ? "-" : `${when(job.started_at)} (waited ${span(job.created_at, job.started_at)})`],
+    ["created", utcTime(job.created_at)],
+    ["started", job.started_at === null ? "-" : `${utcTime(job.started_at)} (waited ${span(job.created_at, job.started_at)})`],
     [
       "finished",
-      job.finished_at === null ? "-" : `${when(job.finished_at)} (ran ${span(job.started_at ?? job.created_at, job.finished_at)})`,
+      job.finished_at === null ? "-" : `${utcTime(job.finished_at)} (ran ${span(job.started_at ?? job.created_at, job.finished_at)})`,
     ],
   ];
   if (job.error !== null) lines.push(["error", cell(job.error)]);

@@ -3,8 +3,7 @@ import { defineCommand } from "citty";
 import { createPersonalToken, listPersonalTokens, PersonalTokenError, revokePersonalToken } from "../oauth/personal-tokens.ts";
 import type { TokenMessaging } from "../store/personal-tokens.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
-
-const when = (ms: number | null): string => (ms === null ? "never" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z");
+import { printTable, utcTime } from "./table.ts";
 
 function withStore<T>(body: (store: ReturnType<typeof openStoreOrExit>) => T): T {
   const { config } = loadConfigOrExit();
@@ -61,17 +60,10 @@ const list = defineCommand({
         ui.info("No personal access tokens. Create one with `hermes-mcp token create --name NAME`.");
         return;
       }
-      const header = ["NAME", "CREATED", "LAST USED", "MESSAGING"];
-      const rows = tokens.map((t) => [t.name, when(t.createdAt), when(t.lastUsedAt), t.messaging]);
-      const widths = [0, 1, 2, 3].map((i) => Math.max(...[header, ...rows].map((r) => (r[i] as string).length)));
-      for (const row of [header, ...rows]) {
-        process.stdout.write(
-          `${row
-            .map((cell, i) => cell.padEnd(widths[i] as number))
-            .join("  ")
-            .trimEnd()}\n`,
-        );
-      }
+      printTable(
+        ["NAME", "CREATED", "LAST USED", "MESSAGING"],
+        tokens.map((t) => [t.name, utcTime(t.createdAt), utcTime(t.lastUsedAt, "never"), t.messaging]),
+      );
     }),
 });
 
