@@ -13,8 +13,9 @@ import { gatewayChecks } from "./doctor-checks.ts";
 function warnIfGatewayUnusable(config: Config, log: Logger): void {
   gatewayChecks(config, { missingKey: false })
     .then((checks) => {
+      // The title is doctor's expectation ("Hermes gateway reachable at …"): named in brackets, it cannot read as the result.
       for (const check of checks.filter((c) => !c.ok))
-        log.warn(`gateway check failed: ${check.title}${check.detail ? ` — ${check.detail}` : ""}`, { fix: check.fix });
+        log.warn(`gateway check failed (${check.title})${check.detail ? `: ${check.detail}` : ""}`, { fix: check.fix });
     })
     .catch((error: Error) => log.warn("gateway check could not run", { error: error.message }));
 }

@@ -163,7 +163,7 @@ describe("serve's gateway probe at start", () => {
     const daemon = await startTestDaemon({ home: home(), env: { HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: url } });
     try {
       await until("the gateway warning", () => daemon.logs().includes("gateway check failed"));
-      expect(daemon.logs()).toContain(`WARNING gateway check failed: Hermes gateway reachable at ${url} — nothing answers there`);
+      expect(daemon.logs()).toContain(`WARNING gateway check failed (Hermes gateway reachable at ${url}): nothing answers there`);
       expect(daemon.logs()).toContain("hermes gateway run");
       expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     } finally {
@@ -175,7 +175,7 @@ describe("serve's gateway probe at start", () => {
     const daemon = await startTestDaemon({ home: home(), env: { HERMES_API_KEY: "wrong-key-0123456789", HERMES_API_URL: gateway.url } });
     try {
       await until("the key warning", () => daemon.logs().includes("gateway check failed"));
-      expect(daemon.logs()).toContain("gateway check failed: gateway accepts HERMES_API_KEY — the gateway answered 401 Unauthorized");
+      expect(daemon.logs()).toContain("gateway check failed (gateway accepts HERMES_API_KEY): the gateway answered 401 Unauthorized");
       expect(daemon.logs()).toContain("API_SERVER_KEY");
     } finally {
       await daemon.stop();
