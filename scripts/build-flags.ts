@@ -5,6 +5,10 @@
  * reluctant while it starts (start-up code runs once: compiling it only costs memory — the daemon calls
  * Bun.unsafe.setJITPolicy(1) once it serves). 500× of the thresholds `serve` sets (src/cli/jit-relaunch.ts, a tenth of
  * JavaScriptCore's defaults) is 50× the defaults: start-up compiles what it did before they were lowered.
+ *
+ * NODE_ENV pinned: `bun build` inlines process.env.NODE_ENV from the shell that builds, and a binary built with
+ * NODE_ENV=test (any build run from `bun test`) had consola (through std-env) drop every info and success line of the
+ * CLI — `token list` on an empty store said nothing, `token create` no "created". A release behaves the same whoever builds it.
  */
 export const BUILD_FLAGS = [
   "--compile",
@@ -14,4 +18,5 @@ export const BUILD_FLAGS = [
   "--no-compile-autoload-dotenv",
   "--no-compile-autoload-bunfig",
   "--compile-jit-policy=500",
+  '--define=process.env.NODE_ENV="production"',
 ] as const;

@@ -51,6 +51,13 @@ describe("the compiled binary", () => {
     expect(version.stdout.toString().trim()).toMatch(
       /^\d+\.\d+\.\d+ \(commit [0-9a-f]{7,}(-dirty)?, (linux|darwin)-(x64|arm64)(-musl)?\)$/,
     );
+    // Built here, under `bun test` (NODE_ENV=test in the build's environment), the CLI still says what it did: the
+    // build pins NODE_ENV, which `bun build` would otherwise inline from the shell (and consola then drops info lines).
+    const empty = Bun.spawnSync([binary, "token", "list"], { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" }, stderr: "pipe" });
+    expect({ code: empty.exitCode, stderr: empty.stderr.toString() }).toEqual({
+      code: 0,
+      stderr: expect.stringContaining("No personal access tokens"),
+    });
 
     const port = freePort();
     const proc = Bun.spawn([binary, "serve"], {
