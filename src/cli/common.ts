@@ -9,12 +9,19 @@ import { openStore, type Store } from "../store/index.ts";
  * first message, not with the CLI: `serve` never prints through it, and its import alone costs the daemon ≈ 2 MiB.
  */
 let consola: ConsolaInstance | null = null;
-const stderrConsola = (): ConsolaInstance =>
-  (consola ??= (require("consola") as typeof import("consola")).createConsola({
+function stderrConsola(): ConsolaInstance {
+  if (consola) return consola;
+  const { createConsola, LogLevels } = require("consola") as typeof import("consola");
+  consola = createConsola({
+    // consola's own default goes down to warnings when it sees NODE_ENV=test or TEST (std-env): a command run from a test
+    // runner's shell or a CI job then said nothing of what it did ("No personal access tokens", "created").
+    level: LogLevels.info,
     stdout: process.stderr,
     stderr: process.stderr,
     formatOptions: { date: false },
-  }));
+  });
+  return consola;
+}
 export const ui = {
   info: (message: unknown, ...args: unknown[]): void => stderrConsola().info(message, ...args),
   success: (message: unknown, ...args: unknown[]): void => stderrConsola().success(message, ...args),

@@ -58,6 +58,15 @@ describe("hermes-mcp", () => {
     expect(list.stdout).not.toContain("cursor-laptop");
   });
 
+  test("says what it did whatever the shell's NODE_ENV, TEST or CI (consola would go quiet under a test runner's variables)", async () => {
+    const h = home();
+    const env = { NODE_ENV: "test", TEST: "1", CI: "true" };
+    const empty = await runCli(["token", "list"], { home: h, env });
+    expect({ code: empty.code, stderr: empty.stderr }).toEqual({ code: 0, stderr: expect.stringContaining("No personal access tokens") });
+    const created = await runCli(["token", "create", "--name", "ci-box"], { home: h, env });
+    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: expect.stringContaining("ci-box") });
+  });
+
   test("a bad configuration names every bad variable and exits 1 without a stack trace", async () => {
     const result = await runCli(["serve"], { home: home(), env: { BIND_PORT: "99999", OAUTH_CLIENT_SECRET: "short" } });
     expect(result.code).toBe(1);
