@@ -203,7 +203,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (problems.length > 0) throw new ConfigError(problems);
 
   const issuerHost = new URL(issuerUrl).hostname.toLowerCase();
-  const allowedHosts = [...new Set([...env.MCP_ALLOWED_HOSTS.map(stripPort), issuerHost])];
+  const allowedHosts = [...new Set([...env.MCP_ALLOWED_HOSTS, issuerHost])];
 
   const config: Config = {
     version: VERSION,
@@ -277,5 +277,3 @@ export function checkIssuerUrl(raw: string): string | null {
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
   return `OAUTH_ISSUER_URL must use https (http is allowed only on 127.0.0.1/localhost) — use your tunnel's https URL (got "${raw}")`;
 }
-
-const stripPort = (host: string): string => (host.startsWith("[") ? host.replace(/\]:\d+$/, "]") : host.replace(/:\d+$/, ""));

@@ -4,6 +4,8 @@ import { z } from "zod";
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+import { allowedHostOf } from "../web/host-name.ts";
+
 export { isLoopbackHost } from "../web/loopback.ts";
 
 /** How far messaging reaches: nothing, reading chats, or reading and sending (each level includes the one before). */
@@ -109,7 +111,15 @@ export const EnvSchema = z.object({
   }),
   HERMES_MODEL: optionalText.transform((v) => v ?? "hermes-agent"),
   HERMES_REQUEST_TIMEOUT_SECONDS: intIn("HERMES_REQUEST_TIMEOUT_SECONDS", 1, 86_400, 300),
-  MCP_ALLOWED_HOSTS: optionalText.transform((v) => list(v).map((h) => h.toLowerCase())),
+  MCP_ALLOWED_HOSTS: optionalText.transform((v, ctx) => {
+    const hosts: string[] = [];
+    for (const entry of list(v)) {
+      const parsed = allowedHostOf(entry);
+      if ("host" in parsed) hosts.push(parsed.host);
+      else ctx.addIssue({ code: "custom", message: `MCP_ALLOWED_HOSTS ${parsed.problem}` });
+    }
+    return hosts;
+  }),
   BIND_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
   BIND_PORT: intIn("BIND_PORT", 0, 65_535, 8765),
   OAUTH_ALLOWED_REDIRECT_SCHEMES: optionalText.transform((v, ctx) => {

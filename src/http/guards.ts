@@ -1,16 +1,9 @@
 // Host and Origin checks in front of /mcp and the OAuth endpoints: the DNS-rebinding and cross-site defences the SDK leaves to us.
 import type { MiddlewareHandler } from "hono";
+import { hostnameOf } from "../web/host-name.ts";
 import { isLoopbackHost } from "../web/loopback.ts";
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
-
-/** Host header → lower-case host name without port ("[::1]" keeps its brackets); null when absent or malformed. */
-export function hostnameOf(hostHeader: string | null | undefined): string | null {
-  if (!hostHeader) return null;
-  const host = hostHeader.trim().toLowerCase();
-  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.exec(host);
-  return match ? (match[1] as string) : null;
-}
 
 export function isAllowedHost(hostname: string, allowedHosts: readonly string[]): boolean {
   return isLoopbackHost(hostname) || allowedHosts.includes(hostname);

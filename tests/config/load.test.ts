@@ -52,6 +52,15 @@ describe("loadConfig", () => {
     expect(config.allowedHosts).toEqual(["a.example.com", "b.example.com", "hermes.example.com"]);
   });
 
+  test("MCP_ALLOWED_HOSTS: the original's host:* form works; a URL or a wildcard is refused with what to write", () => {
+    const { config } = loadConfig({ env: { HOME: home(), MCP_ALLOWED_HOSTS: "hermes.example.com:*,localhost:*" }, cwd: home() });
+    expect(config.allowedHosts).toEqual(["hermes.example.com", "localhost", "127.0.0.1"]);
+    expect(problemsOf({ MCP_ALLOWED_HOSTS: "https://hermes.example.com" })).toEqual([
+      'MCP_ALLOWED_HOSTS takes host names, not URLs: write hermes.example.com instead of "https://hermes.example.com"',
+    ]);
+    expect(problemsOf({ MCP_ALLOWED_HOSTS: "ok.example.com, *" })[0]).toContain("MCP_ALLOWED_HOSTS takes host names, not wildcards");
+  });
+
   test("refuses browser-dangerous redirect schemes", () => {
     expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: "cursor,javascript" })[0]).toContain("javascript");
   });
