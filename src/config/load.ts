@@ -181,6 +181,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
 
+  // An OpenAI-style base URL: the gateway client adds /v1 to every route itself, so …/v1/v1/… would answer 404 to every call.
+  const gatewayUrl = env.HERMES_API_URL.replace(/\/v1$/i, "");
+  if (gatewayUrl !== env.HERMES_API_URL) {
+    warnings.push(`HERMES_API_URL ends in /v1, which hermes-mcp adds itself: using ${gatewayUrl} (set HERMES_API_URL=${gatewayUrl})`);
+  }
+
   if (!isLoopbackHost(env.BIND_HOST)) {
     warnings.push(
       `BIND_HOST=${env.BIND_HOST} listens beyond this machine; keep the default 127.0.0.1 and reach it through a tunnel unless you know why`,
@@ -213,7 +219,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     resourceUrl: `${issuerUrl}/mcp`,
     allowedHosts,
     staticClient,
-    gateway: { url: env.HERMES_API_URL, apiKey, apiKeySource, model: env.HERMES_MODEL, retries: env.HERMES_MCP_GATEWAY_RETRIES },
+    gateway: { url: gatewayUrl, apiKey, apiKeySource, model: env.HERMES_MODEL, retries: env.HERMES_MCP_GATEWAY_RETRIES },
     timeouts: {
       requestMs: env.HERMES_REQUEST_TIMEOUT_SECONDS * 1000,
       jobMs: env.HERMES_MCP_JOB_TIMEOUT_SECONDS * 1000,

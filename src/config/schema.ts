@@ -123,7 +123,17 @@ export const EnvSchema = z.object({
   BIND_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
   BIND_PORT: intIn("BIND_PORT", 0, 65_535, 8765),
   OAUTH_ALLOWED_REDIRECT_SCHEMES: optionalText.transform((v, ctx) => {
-    const schemes = v === undefined ? ["claude", "claudeai", "cursor"] : list(v).map((s) => s.toLowerCase().replace(/:$/, ""));
+    // "cursor:" and "cursor://" mean the scheme too (people copy it from a redirect URI); kept as written, they matched nothing.
+    const schemes = v === undefined ? ["claude", "claudeai", "cursor"] : list(v).map((s) => s.toLowerCase().replace(/:(\/\/)?$/, ""));
+    const malformed = schemes.filter((s) => !/^[a-z][a-z0-9+.-]*$/.test(s));
+    if (malformed.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        // RFC 3986 §3.1: a scheme is a letter, then letters, digits, "+", "-" or ".".
+        message: `OAUTH_ALLOWED_REDIRECT_SCHEMES lists scheme names such as claude or cursor; ${malformed.map((m) => `"${m}"`).join(", ")} is not one`,
+      });
+      return z.NEVER;
+    }
     // Browser-executable or local-file schemes can never be redirect targets (open redirect / XSS).
     const banned = schemes.filter((s) => ["javascript", "data", "file", "vbscript", "blob", "about", "http", "https"].includes(s));
     if (banned.length > 0) {

@@ -61,6 +61,26 @@ describe("loadConfig", () => {
     expect(problemsOf({ MCP_ALLOWED_HOSTS: "ok.example.com, *" })[0]).toContain("MCP_ALLOWED_HOSTS takes host names, not wildcards");
   });
 
+  test("redirect schemes written as in a URI (cursor: or cursor://) mean the scheme; a non-scheme is refused", () => {
+    const { config } = loadConfig({ env: { HOME: home(), OAUTH_ALLOWED_REDIRECT_SCHEMES: "Claude://, cursor:" }, cwd: home() });
+    expect(config.oauth.redirectSchemes).toEqual(["claude", "cursor"]);
+    expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: "claude, my app" })).toEqual([
+      'OAUTH_ALLOWED_REDIRECT_SCHEMES lists scheme names such as claude or cursor; "my app" is not one',
+    ]);
+  });
+
+  test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
+    const { config, warnings } = loadConfig({ env: { HOME: home(), HERMES_API_URL: "http://127.0.0.1:8642/v1/" }, cwd: home() });
+    expect(config.gateway.url).toBe("http://127.0.0.1:8642");
+    expect(warnings).toContain(
+      "HERMES_API_URL ends in /v1, which hermes-mcp adds itself: using http://127.0.0.1:8642 (set HERMES_API_URL=http://127.0.0.1:8642)",
+    );
+    // A gateway behind a path prefix keeps it.
+    expect(loadConfig({ env: { HOME: home(), HERMES_API_URL: "https://gw.example.com/hermes" }, cwd: home() }).config.gateway.url).toBe(
+      "https://gw.example.com/hermes",
+    );
+  });
+
   test("refuses browser-dangerous redirect schemes", () => {
     expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: "cursor,javascript" })[0]).toContain("javascript");
   });
