@@ -8,7 +8,8 @@ import { RELEASE_TARGETS } from "../scripts/targets.ts";
 import { CONNECT_CLIENTS } from "../src/cli/connect-formats.ts";
 import { EnvSchema } from "../src/config/schema.ts";
 import { openDatabase } from "../src/store/database.ts";
-import { matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../src/oauth/redirects.ts";
+import { matchRegisteredRedirect, staticClientAllows } from "../src/oauth/redirects.ts";
+import { parseRedirectUri } from "../src/web/redirect-uri.ts";
 import { createToken, freePort, makeHome, removeHome, startTestDaemon } from "./support/daemon.ts";
 
 const ROOT = join(import.meta.dir, "..");

@@ -5,6 +5,7 @@ export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 import { allowedHostOf } from "../web/host-name.ts";
+import { isSchemeName, parseRedirectUri } from "../web/redirect-uri.ts";
 
 export { isLoopbackHost } from "../web/loopback.ts";
 
@@ -125,11 +126,10 @@ export const EnvSchema = z.object({
   OAUTH_ALLOWED_REDIRECT_SCHEMES: optionalText.transform((v, ctx) => {
     // "cursor:" and "cursor://" mean the scheme too (people copy it from a redirect URI); kept as written, they matched nothing.
     const schemes = v === undefined ? ["claude", "claudeai", "cursor"] : list(v).map((s) => s.toLowerCase().replace(/:(\/\/)?$/, ""));
-    const malformed = schemes.filter((s) => !/^[a-z][a-z0-9+.-]*$/.test(s));
+    const malformed = schemes.filter((s) => !isSchemeName(s));
     if (malformed.length > 0) {
       ctx.addIssue({
         code: "custom",
-        // RFC 3986 §3.1: a scheme is a letter, then letters, digits, "+", "-" or ".".
         message: `OAUTH_ALLOWED_REDIRECT_SCHEMES lists scheme names such as claude or cursor; ${malformed.map((m) => `"${m}"`).join(", ")} is not one`,
       });
       return z.NEVER;
@@ -145,7 +145,15 @@ export const EnvSchema = z.object({
     }
     return schemes;
   }),
-  OAUTH_ALLOWED_REDIRECT_URIS: optionalText.transform((v) => list(v)),
+  OAUTH_ALLOWED_REDIRECT_URIS: optionalText.transform((v, ctx) => {
+    const uris = list(v);
+    // The same refusals an authorization request meets: an entry it would refuse could only ever match nothing.
+    for (const uri of uris) {
+      const parsed = parseRedirectUri(uri);
+      if (!parsed.ok) ctx.addIssue({ code: "custom", message: `OAUTH_ALLOWED_REDIRECT_URIS: "${uri}": ${parsed.reason}` });
+    }
+    return uris;
+  }),
   LOG_LEVEL: optionalText.transform((v, ctx) => {
     const level = (v ?? "INFO").toUpperCase().replace(/^WARN$/, "WARNING");
     if (!(LOG_LEVELS as readonly string[]).includes(level)) {

@@ -12,7 +12,7 @@ import {
   CIMD_TIMEOUT_MS,
   MAX_REDIRECT_URIS,
 } from "./constants.ts";
-import { isLoopbackRedirect, parseRedirectUri } from "./redirects.ts";
+import { isLoopbackRedirect, parseRedirectUri } from "../web/redirect-uri.ts";
 import { fetchDocument, FetchRefused } from "./safe-fetch.ts";
 import { stripUnsafeChars } from "../unsafe-text.ts";
 

@@ -21,7 +21,7 @@ import { NO_STORE, oauthError, tooManyRequests } from "./errors.ts";
 import { readBody } from "./form.ts";
 import { addressBuckets, LIMITS, REGISTRATION_BUCKET, type Limiter } from "./limits.ts";
 import { dynamicClientsEnabled } from "./password.ts";
-import { parseRedirectUri } from "./redirects.ts";
+import { parseRedirectUri } from "../web/redirect-uri.ts";
 
 /** RFC 7591 §2 client metadata we act on; anything else is accepted and ignored. */
 const RegistrationSchema = z.looseObject({

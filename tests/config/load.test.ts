@@ -69,6 +69,15 @@ describe("loadConfig", () => {
     ]);
   });
 
+  test("an OAUTH_ALLOWED_REDIRECT_URIS entry no request could use is refused, saying why", () => {
+    expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_URIS: "https://app.example.com/cb, http://app.example.com/cb" })).toEqual([
+      'OAUTH_ALLOWED_REDIRECT_URIS: "http://app.example.com/cb": http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https',
+    ]);
+    expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_URIS: "https://app.example.com/cb#done" })[0]).toContain("must not contain a fragment");
+    const { config } = loadConfig({ env: { HOME: home(), OAUTH_ALLOWED_REDIRECT_URIS: "https://app.example.com/cb" }, cwd: home() });
+    expect(config.oauth.redirectUris).toEqual(["https://app.example.com/cb"]);
+  });
+
   test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
     const { config, warnings } = loadConfig({ env: { HOME: home(), HERMES_API_URL: "http://127.0.0.1:8642/v1/" }, cwd: home() });
     expect(config.gateway.url).toBe("http://127.0.0.1:8642");

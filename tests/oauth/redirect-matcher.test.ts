@@ -1,6 +1,7 @@
 // The one redirect-URI matcher: what no client may use, exact matching with loopback on any port, and the static client's allow-list.
 import { describe, expect, test } from "bun:test";
-import { CLAUDE_CALLBACKS, matchRegisteredRedirect, parseRedirectUri, staticClientAllows } from "../../src/oauth/redirects.ts";
+import { CLAUDE_CALLBACKS, matchRegisteredRedirect, staticClientAllows } from "../../src/oauth/redirects.ts";
+import { parseRedirectUri } from "../../src/web/redirect-uri.ts";
 import { isOurResource } from "../../src/oauth/resource.ts";
 
 const POLICY = { schemes: ["claude", "claudeai", "cursor"], uris: ["https://app.example/oauth/done"] };

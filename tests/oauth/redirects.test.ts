@@ -5,9 +5,9 @@ import {
   describeRedirect,
   formActionSource,
   matchRegisteredRedirect,
-  parseRedirectUri,
   staticClientAllows,
 } from "../../src/oauth/redirects.ts";
+import { parseRedirectUri } from "../../src/web/redirect-uri.ts";
 
 const POLICY = { schemes: ["cursor"], uris: ["https://app.example/oauth/done"] };
 const refused = (uri: string): { uri: string; ok: boolean } => ({ uri: uri.slice(0, 80), ok: parseRedirectUri(uri).ok });

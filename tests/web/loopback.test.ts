@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { isLoopbackHost as configLoopback } from "../../src/config/schema.ts";
 import { isAllowedHost } from "../../src/http/guards.ts";
-import { isLoopbackRedirect } from "../../src/oauth/redirects.ts";
+import { isLoopbackRedirect } from "../../src/web/redirect-uri.ts";
 import { isLoopbackHost, isLoopbackIpv4, isLoopbackName } from "../../src/web/loopback.ts";
 
 describe("web/loopback", () => {
