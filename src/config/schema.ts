@@ -49,6 +49,26 @@ const list = (value: string | undefined): string[] =>
     .map((item) => item.trim())
     .filter((item) => item !== "");
 
+/** "[::1]" as written in a URL is the address ::1. */
+const unbracketed = (host: string): string => host.replace(/^\[(.*)\]$/, "$1");
+
+/**
+ * What is wrong with a BIND_HOST value, or null. People paste a URL or a host:port pair, which Bun would look up as a
+ * host name and fail on with a resolver error; each gets the settings to write instead.
+ */
+function bindHostProblem(value: string): string | null {
+  if (value.includes("://")) {
+    const url = URL.parse(value);
+    const port = url?.port ? ` and BIND_PORT=${url.port}` : "";
+    return `an address, not a URL: write BIND_HOST=${unbracketed(url?.hostname ?? "") || "127.0.0.1"}${port}`;
+  }
+  const withPort = /^(\[[0-9a-f:.]+\]|[^:]+):(\d+)$/i.exec(value);
+  if (withPort) return `an address without a port: set BIND_HOST=${unbracketed(withPort[1] as string)} and BIND_PORT=${withPort[2]}`;
+  // A host name or IPv4 address, or an IPv6 address (bracketed or not, with a zone such as %eth0).
+  const address = /^[a-z0-9.-]+$|^\[?[0-9a-f:.]*:[0-9a-f:.]*(%[a-z0-9]+)?\]?$/i;
+  return address.test(value) ? null : `an IP address or a host name of this machine, such as 127.0.0.1 (got "${value}")`;
+}
+
 /** A whole-number variable: `fallback` when unset or blank, else an integer in [min, max] (the bench checks its BENCH_* settings with it too). */
 export const intIn = (name: string, min: number, max: number, fallback: number) =>
   z
@@ -121,7 +141,15 @@ export const EnvSchema = z.object({
     }
     return hosts;
   }),
-  BIND_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
+  BIND_HOST: optionalText.transform((v, ctx) => {
+    if (v === undefined) return "127.0.0.1";
+    const problem = bindHostProblem(v);
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: `BIND_HOST takes ${problem}` });
+      return z.NEVER;
+    }
+    return unbracketed(v);
+  }),
   BIND_PORT: intIn("BIND_PORT", 0, 65_535, 8765),
   OAUTH_ALLOWED_REDIRECT_SCHEMES: optionalText.transform((v, ctx) => {
     // "cursor:" and "cursor://" mean the scheme too (people copy it from a redirect URI); kept as written, they matched nothing.

@@ -86,6 +86,22 @@ describe("hermes-mcp", () => {
       await daemon.stop();
     }
   });
+
+  test("serve on an address that is not this machine's, or a URL as BIND_HOST, says what to set and exits 1", async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    const foreign = await runCli(["serve"], { home: home(), env: { BIND_HOST: "192.0.2.1", BIND_PORT: "0" } });
+    expect({
+      code: foreign.code,
+      said: foreign.stderr.includes("cannot listen on 192.0.2.1: it is not an address of this machine"),
+    }).toEqual({
+      code: 1,
+      said: true,
+    });
+    expect(foreign.stderr).not.toContain("unexpected error");
+    const pasted = await runCli(["serve"], { home: home(), env: { BIND_HOST: "http://127.0.0.1:8765" } });
+    expect(pasted.code).toBe(1);
+    expect(pasted.stderr).toContain("BIND_HOST takes an address, not a URL: write BIND_HOST=127.0.0.1 and BIND_PORT=8765");
+  });
 });
 
 describe("hermes-mcp doctor", () => {

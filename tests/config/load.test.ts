@@ -69,6 +69,22 @@ describe("loadConfig", () => {
     ]);
   });
 
+  test("BIND_HOST: an address (IPv6 with or without brackets); a URL or host:port is refused with the settings to write", () => {
+    const bind = (value: string) => loadConfig({ env: { HOME: home(), BIND_HOST: value }, cwd: home() }).config.bind.host;
+    expect(["127.0.0.1", "::1", "[::1]", "0.0.0.0", "hermes.local"].map(bind)).toEqual([
+      "127.0.0.1",
+      "::1",
+      "::1",
+      "0.0.0.0",
+      "hermes.local",
+    ]);
+    expect(problemsOf({ BIND_HOST: "127.0.0.1:8765" })).toEqual([
+      "BIND_HOST takes an address without a port: set BIND_HOST=127.0.0.1 and BIND_PORT=8765",
+    ]);
+    expect(problemsOf({ BIND_HOST: "https://[::1]/" })).toEqual(["BIND_HOST takes an address, not a URL: write BIND_HOST=::1"]);
+    expect(problemsOf({ BIND_HOST: "my laptop" })[0]).toContain("BIND_HOST takes an IP address or a host name of this machine");
+  });
+
   test("an OAUTH_ALLOWED_REDIRECT_URIS entry no request could use is refused, saying why", () => {
     expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_URIS: "https://app.example.com/cb, http://app.example.com/cb" })).toEqual([
       'OAUTH_ALLOWED_REDIRECT_URIS: "http://app.example.com/cb": http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https',
