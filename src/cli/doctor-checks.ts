@@ -9,6 +9,7 @@ import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
+import { unlistenable } from "./listen-errors.ts";
 import { openStore } from "../store/index.ts";
 
 export interface Check {
@@ -207,7 +208,9 @@ export async function portCheck(config: Config, running: DaemonHolder | "unknown
     const probe = Bun.listen({ hostname: host, port, socket: { data() {} } });
     probe.stop(true);
     return { ok: true, title };
-  } catch {
+  } catch (error) {
+    const refused = unlistenable(error);
+    if (refused) return { ok: false, title: `${host}:${port} can be listened on`, ...refused };
     // Busy: another hermes-mcp (on another database) answers /healthz.
     let other = false;
     try {

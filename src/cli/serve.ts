@@ -8,6 +8,7 @@ import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
 import { IDLE_JIT_POLICY } from "./jit-relaunch.ts";
 import { gatewayChecks } from "./doctor-checks.ts";
+import { unlistenable } from "./listen-errors.ts";
 
 /** One probe of the gateway at start, never awaited: serve starts anyway, and says what `doctor` would say about it. */
 function warnIfGatewayUnusable(config: Config, log: Logger): void {
@@ -51,16 +52,10 @@ export default defineCommand({
             `port ${loaded.config.bind.port} on ${loaded.config.bind.host} is already in use (another program, or a hermes-mcp on another database) — stop it, or set BIND_PORT to a free port`,
           );
         }
-        const { host, port } = loaded.config.bind;
-        if (code === "EACCES") {
-          throw new CliExit(
-            `port ${port} needs extra privileges on this system — set BIND_PORT to 1024 or above (the default, 8765, is fine)`,
-          );
-        }
-        if (code === "EADDRNOTAVAIL" || code === "EINVAL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-          throw new CliExit(
-            `cannot listen on ${host}: it is not an address of this machine (${code}) — set BIND_HOST=127.0.0.1 and reach it through a tunnel, or to one of this machine's own addresses`,
-          );
+        const refused = unlistenable(error);
+        if (refused) {
+          const { host, port } = loaded.config.bind;
+          throw new CliExit(`cannot listen on ${host}:${port}: ${refused.detail} — ${refused.fix}`);
         }
         throw error;
       }

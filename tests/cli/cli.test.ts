@@ -92,7 +92,7 @@ describe("hermes-mcp", () => {
     const foreign = await runCli(["serve"], { home: home(), env: { BIND_HOST: "192.0.2.1", BIND_PORT: "0" } });
     expect({
       code: foreign.code,
-      said: foreign.stderr.includes("cannot listen on 192.0.2.1: it is not an address of this machine"),
+      said: foreign.stderr.includes("cannot listen on 192.0.2.1:0: BIND_HOST is not an address of this machine"),
     }).toEqual({
       code: 1,
       said: true,
@@ -130,6 +130,18 @@ describe("hermes-mcp doctor", () => {
     const result = await doctor({ HERMES_API_URL: gateway.url }, h);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("API_SERVER_KEY from");
+  });
+
+  test("an address that is not this machine's → ✖ saying so (not 'another program listens there')", async () => {
+    const result = await doctor({
+      HERMES_API_KEY: FAKE_GATEWAY_KEY,
+      HERMES_API_URL: gateway.url,
+      BIND_HOST: "192.0.2.1",
+      BIND_PORT: "8765",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("✖ 192.0.2.1:8765 can be listened on — BIND_HOST is not an address of this machine");
+    expect(result.stdout).not.toContain("another program listens there");
   });
 
   test("gateway down → ✖ with how to start it, exit 1", async () => {
