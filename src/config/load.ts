@@ -7,6 +7,7 @@ import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
 import { isHeaderValue } from "../web/header-value.ts";
+import { isLoopbackIpv4 } from "../web/loopback.ts";
 
 export interface Config {
   version: string;
@@ -143,7 +144,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   // Issuer: https anywhere, http only on loopback; no trailing slash, query or fragment.
   const port = env.BIND_PORT;
-  let issuerUrl = defaultIssuerUrl(port);
+  let issuerUrl = defaultIssuerUrl(env.BIND_HOST, port);
   const issuerIsDefault = env.OAUTH_ISSUER_URL === undefined;
   if (!issuerIsDefault) {
     const raw = env.OAUTH_ISSUER_URL as string;
@@ -151,7 +152,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     if (issuerProblem) problems.push(issuerProblem);
     else issuerUrl = raw.replace(/\/+$/, "");
   } else {
-    const shown = port === 0 ? "http://127.0.0.1:<the port picked at start>" : issuerUrl;
+    const shown = port === 0 ? issuerUrl.replace(/:0$/, ":<the port picked at start>") : issuerUrl;
     notes.push(
       `OAUTH_ISSUER_URL is not set: serving as ${shown} (local use only). For remote clients set OAUTH_ISSUER_URL to your tunnel's https URL and MCP_ALLOWED_HOSTS to its host name.`,
     );
@@ -260,12 +261,20 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 export const missingApiKeyWarning = (hermesEnvFile: string): string =>
   `HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`;
 
-const defaultIssuerUrl = (port: number): string => `http://127.0.0.1:${port}`;
+/**
+ * The issuer when none is set: where this machine reaches the daemon. A loopback BIND_HOST other than localhost is used
+ * as it is (::1 in brackets): 127.0.0.1 would not answer. Anything else, a wildcard or localhost included, keeps
+ * 127.0.0.1, as before (tokens are bound to the issuer: a new default would sign local clients out).
+ */
+const defaultIssuerUrl = (host: string, port: number): string => {
+  const local = host === "::1" ? "[::1]" : isLoopbackIpv4(host) ? host : "127.0.0.1";
+  return `http://${local}:${port}`;
+};
 
 /** The configuration once the daemon has bound its port: with BIND_PORT=0 the default issuer (and resource) follow the port actually picked. */
 export function withBoundPort(config: Config, port: number): Config {
   if (config.bind.port === port) return config;
-  const issuerUrl = config.issuerIsDefault ? defaultIssuerUrl(port) : config.issuerUrl;
+  const issuerUrl = config.issuerIsDefault ? defaultIssuerUrl(config.bind.host, port) : config.issuerUrl;
   return { ...config, bind: { ...config.bind, port }, issuerUrl, resourceUrl: `${issuerUrl}/mcp` };
 }
 

@@ -4,8 +4,18 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
-import { freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+
+/** Can this machine listen on IPv6 loopback (some containers have no ::1)? */
+function ipv6Loopback(): boolean {
+  try {
+    Bun.listen({ hostname: "::1", port: 0, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 let gateway: FakeGateway;
 const home = tempHomes();
@@ -82,6 +92,26 @@ describe("hermes-mcp", () => {
       const second = await runCli(["serve"], { home: home(), env: { BIND_PORT: String(daemon.port), HERMES_API_URL: gateway.url } });
       expect(second.code).toBe(1);
       expect(second.stderr).toContain("already in use");
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  test.if(ipv6Loopback())("serve on BIND_HOST=::1: the issuer a local client is given answers there, with a token", async () => {
+    const h = home();
+    const daemon = await startTestDaemon({ home: h, env: { BIND_HOST: "::1", HERMES_API_URL: gateway.url } });
+    try {
+      expect(daemon.url).toBe(`http://[::1]:${daemon.port}`);
+      const metadata = (await (await fetch(`${daemon.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+      expect(metadata.issuer).toBe(daemon.url);
+      const token = await createToken(h, "v6", { HERMES_API_URL: gateway.url });
+      const list = await fetch(`${metadata.issuer}/mcp`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(list.status).toBe(200);
+      expect(await list.text()).toContain("hermes_ask");
     } finally {
       await daemon.stop();
     }

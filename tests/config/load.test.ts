@@ -85,6 +85,18 @@ describe("loadConfig", () => {
     expect(problemsOf({ BIND_HOST: "my laptop" })[0]).toContain("BIND_HOST takes an IP address or a host name of this machine");
   });
 
+  test("with no issuer set, it is the loopback address the daemon listens on (::1 in brackets), else 127.0.0.1 as before", () => {
+    const issuer = (bindHost: string) => loadConfig({ env: { HOME: home(), BIND_HOST: bindHost }, cwd: home() }).config.issuerUrl;
+    expect(["::1", "127.0.0.2", "127.0.0.1", "localhost", "0.0.0.0", "::"].map(issuer)).toEqual([
+      "http://[::1]:8765",
+      "http://127.0.0.2:8765",
+      "http://127.0.0.1:8765",
+      "http://127.0.0.1:8765",
+      "http://127.0.0.1:8765",
+      "http://127.0.0.1:8765",
+    ]);
+  });
+
   test("an OAUTH_ALLOWED_REDIRECT_URIS entry no request could use is refused, saying why", () => {
     expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_URIS: "https://app.example.com/cb, http://app.example.com/cb" })).toEqual([
       'OAUTH_ALLOWED_REDIRECT_URIS: "http://app.example.com/cb": http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https',

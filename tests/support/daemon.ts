@@ -110,7 +110,8 @@ export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemo
   };
   void drain(proc.stdout);
   void drain(proc.stderr);
-  const url = `http://127.0.0.1:${port}`;
+  // A daemon told to listen on IPv6 loopback is reached there.
+  const url = `http://${options.env?.BIND_HOST === "::1" ? "[::1]" : "127.0.0.1"}:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}:\n${output}`);
