@@ -189,9 +189,20 @@ const install = defineCommand({
     }),
 });
 
+/**
+ * Who runs this: USER or LOGNAME, else the account database (`id -un`). Bun's os.userInfo() answers "unknown" when USER
+ * is unset (su, some containers), which would have advised `loginctl enable-linger unknown`.
+ */
+function userName(): string {
+  const fromEnv = process.env.USER || process.env.LOGNAME || userInfo().username;
+  if (fromEnv && fromEnv !== "unknown") return fromEnv;
+  const id = Bun.spawnSync(["id", "-un"], { stdout: "pipe", stderr: "ignore" });
+  return (id.exitCode === 0 && id.stdout.toString().trim()) || "$USER";
+}
+
 /** A systemd user manager stops at logout unless lingering is on: say so (loginctl keeps the list in /var/lib/systemd/linger). */
 function lingerAdvice(): void {
-  const user = process.env.USER || process.env.LOGNAME || userInfo().username;
+  const user = userName();
   if (existsSync(join("/var/lib/systemd/linger", user))) return;
   ui.warn(
     `lingering is off for ${user}: the service stops when you log out and starts at your next login. To keep it running: loginctl enable-linger ${user} (with sudo if it is refused)`,

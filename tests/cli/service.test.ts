@@ -105,7 +105,10 @@ describe("service install --dry-run on Linux", () => {
       "systemctl --user enable hermes-mcp.service",
       "systemctl --user restart hermes-mcp.service",
     ]);
-    expect(result.stderr).toContain("loginctl enable-linger");
+    // Run with no USER or LOGNAME (as under su): the advice still names the account, not Bun's "unknown".
+    const account = Bun.spawnSync(["id", "-un"]).stdout.toString().trim();
+    if (!existsSync(join("/var/lib/systemd/linger", account))) expect(result.stderr).toContain(`loginctl enable-linger ${account} `);
+    expect(result.stderr).not.toContain("unknown");
     expect(existsSync(envPath)).toBe(false);
     expect(existsSync(unitPath)).toBe(false);
     writeFileSync(join(home, "hermes-mcp.service"), unit);
