@@ -7,6 +7,7 @@ import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
 import { isHeaderValue } from "../web/header-value.ts";
+import { allowedHostOf } from "../web/host-name.ts";
 import { isLoopbackIpv4 } from "../web/loopback.ts";
 
 export interface Config {
@@ -182,6 +183,18 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
 
+  // The original's variable: an entry that names no host is a warning, not a refusal to start (it matched nothing before
+  // either, and the issuer's host, always allowed, may be all a setup needs); one it can read is used.
+  const extraHosts: string[] = [];
+  for (const entry of env.MCP_ALLOWED_HOSTS) {
+    const read = allowedHostOf(entry);
+    if ("problem" in read) warnings.push(`MCP_ALLOWED_HOSTS ${read.problem}; that entry is ignored`);
+    else {
+      extraHosts.push(read.host);
+      if (read.note) warnings.push(`MCP_ALLOWED_HOSTS ${read.note}`);
+    }
+  }
+
   // An OpenAI-style base URL: the gateway client adds /v1 to every route itself, so …/v1/v1/… would answer 404 to every call.
   const gatewayUrl = env.HERMES_API_URL.replace(/\/v1$/i, "");
   if (gatewayUrl !== env.HERMES_API_URL) {
@@ -210,7 +223,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (problems.length > 0) throw new ConfigError(problems);
 
   const issuerHost = new URL(issuerUrl).hostname.toLowerCase();
-  const allowedHosts = [...new Set([...env.MCP_ALLOWED_HOSTS, issuerHost])];
+  const allowedHosts = [...new Set([...extraHosts, issuerHost])];
 
   const config: Config = {
     version: VERSION,

@@ -4,7 +4,6 @@ import { z } from "zod";
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-import { allowedHostOf } from "../web/host-name.ts";
 import { isSchemeName, parseRedirectUri } from "../web/redirect-uri.ts";
 
 export { isLoopbackHost } from "../web/loopback.ts";
@@ -132,15 +131,7 @@ export const EnvSchema = z.object({
   }),
   HERMES_MODEL: optionalText.transform((v) => v ?? "hermes-agent"),
   HERMES_REQUEST_TIMEOUT_SECONDS: intIn("HERMES_REQUEST_TIMEOUT_SECONDS", 1, 86_400, 300),
-  MCP_ALLOWED_HOSTS: optionalText.transform((v, ctx) => {
-    const hosts: string[] = [];
-    for (const entry of list(v)) {
-      const parsed = allowedHostOf(entry);
-      if ("host" in parsed) hosts.push(parsed.host);
-      else ctx.addIssue({ code: "custom", message: `MCP_ALLOWED_HOSTS ${parsed.problem}` });
-    }
-    return hosts;
-  }),
+  MCP_ALLOWED_HOSTS: optionalText.transform((v) => list(v)),
   BIND_HOST: optionalText.transform((v, ctx) => {
     if (v === undefined) return "127.0.0.1";
     const problem = bindHostProblem(v);

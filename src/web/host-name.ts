@@ -9,15 +9,18 @@ export function hostnameOf(hostHeader: string | null | undefined): string | null
 }
 
 /**
- * One MCP_ALLOWED_HOSTS entry as hostnameOf would read the Host header that names it, or why it names none. People
- * write a port (ignored, as the guard ignores it), the Python SDK's `host:*`, an IPv6 address without brackets or a
- * non-ASCII name (sent as punycode); a URL or `*` would silently match nothing, so it is an error that says what to write.
+ * One MCP_ALLOWED_HOSTS entry as hostnameOf would read the Host header that names it. People write a port (ignored, as
+ * the guard ignores it), the Python SDK's `host:*`, an IPv6 address without brackets or a non-ASCII name (sent as
+ * punycode): each is read as the host. A URL is read as its host, with a note saying what to write. A wildcard or
+ * anything else names no host: `problem` says why (the caller ignores the entry, as the original did in effect).
  */
-export function allowedHostOf(entry: string): { host: string } | { problem: string } {
+export function allowedHostOf(entry: string): { host: string; note?: string } | { problem: string } {
   const raw = entry.trim();
   if (raw.includes("/")) {
-    const host = URL.parse(raw.includes("://") ? raw : `http://${raw}`)?.hostname;
-    return { problem: `takes host names, not URLs: write ${host || "the host name alone"} instead of "${raw}"` };
+    const host = hostnameOf(URL.parse(raw.includes("://") ? raw : `http://${raw}`)?.host);
+    return host
+      ? { host, note: `takes host names, not URLs: read "${raw}" as ${host} (write ${host})` }
+      : { problem: `takes host names, not URLs: "${raw}" names none` };
   }
   // Threat: DNS rebinding (MCP transport spec, "Security Warning"); a wildcard would turn the Host guard off.
   if (raw === "*" || raw.startsWith("*.")) return { problem: `takes host names, not wildcards ("${raw}"): list each name clients use` };

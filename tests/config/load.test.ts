@@ -52,13 +52,18 @@ describe("loadConfig", () => {
     expect(config.allowedHosts).toEqual(["a.example.com", "b.example.com", "hermes.example.com"]);
   });
 
-  test("MCP_ALLOWED_HOSTS: the original's host:* form works; a URL or a wildcard is refused with what to write", () => {
+  test("MCP_ALLOWED_HOSTS: the original's host:* form works; a URL is read as its host and a wildcard ignored, each with a warning", () => {
     const { config } = loadConfig({ env: { HOME: home(), MCP_ALLOWED_HOSTS: "hermes.example.com:*,localhost:*" }, cwd: home() });
     expect(config.allowedHosts).toEqual(["hermes.example.com", "localhost", "127.0.0.1"]);
-    expect(problemsOf({ MCP_ALLOWED_HOSTS: "https://hermes.example.com" })).toEqual([
-      'MCP_ALLOWED_HOSTS takes host names, not URLs: write hermes.example.com instead of "https://hermes.example.com"',
-    ]);
-    expect(problemsOf({ MCP_ALLOWED_HOSTS: "ok.example.com, *" })[0]).toContain("MCP_ALLOWED_HOSTS takes host names, not wildcards");
+    // An upgrade never stops on it: such entries matched nothing in the original either.
+    const loaded = loadConfig({ env: { HOME: home(), MCP_ALLOWED_HOSTS: "https://a.example.com/, *, b.example.com" }, cwd: home() });
+    expect(loaded.config.allowedHosts).toEqual(["a.example.com", "b.example.com", "127.0.0.1"]);
+    expect(loaded.warnings).toEqual(
+      expect.arrayContaining([
+        'MCP_ALLOWED_HOSTS takes host names, not URLs: read "https://a.example.com/" as a.example.com (write a.example.com)',
+        'MCP_ALLOWED_HOSTS takes host names, not wildcards ("*"): list each name clients use; that entry is ignored',
+      ]),
+    );
   });
 
   test("redirect schemes written as in a URI (cursor: or cursor://) mean the scheme; a non-scheme is refused", () => {

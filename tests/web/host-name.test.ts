@@ -31,13 +31,16 @@ describe("allowedHostOf: each entry as the Host header that names it will read",
     expect(allowedHostOf(entry)).toEqual({ host });
   });
 
-  test("a URL names the host to write instead (it would never match a Host header)", () => {
-    expect(allowedHostOf("https://hermes.example.com/mcp")).toEqual({
-      problem: 'takes host names, not URLs: write hermes.example.com instead of "https://hermes.example.com/mcp"',
+  test("a URL is read as its host (as written it would never match a Host header), with a note saying what to write", () => {
+    expect(allowedHostOf("https://Hermes.Example.com:443/mcp")).toEqual({
+      host: "hermes.example.com",
+      note: 'takes host names, not URLs: read "https://Hermes.Example.com:443/mcp" as hermes.example.com (write hermes.example.com)',
     });
     expect(allowedHostOf("hermes.example.com/mcp")).toEqual({
-      problem: 'takes host names, not URLs: write hermes.example.com instead of "hermes.example.com/mcp"',
+      host: "hermes.example.com",
+      note: 'takes host names, not URLs: read "hermes.example.com/mcp" as hermes.example.com (write hermes.example.com)',
     });
+    expect(allowedHostOf("file:///etc/hosts")).toEqual({ problem: 'takes host names, not URLs: "file:///etc/hosts" names none' });
   });
 
   test("wildcards and things that are not host names are refused, each saying why", () => {
