@@ -1,7 +1,7 @@
 // Builds the one validated Config from the real environment, ./.env and ~/.config/hermes-mcp/env (real env wins).
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
@@ -183,6 +183,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
 
+  const dbPath = databasePath(env.HERMES_MCP_DB_PATH, home, dataHome);
+  if (typeof dbPath !== "string") problems.push(dbPath.problem);
+
   // The original's variable: an entry that names no host is a warning, not a refusal to start (it matched nothing before
   // either, and the issuer's host, always allowed, may be all a setup needs); one it can read is used.
   const extraHosts: string[] = [];
@@ -220,7 +223,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
 
-  if (problems.length > 0) throw new ConfigError(problems);
+  // (A database path that is no path has its problem listed.)
+  if (problems.length > 0 || typeof dbPath !== "string") throw new ConfigError(problems);
 
   const issuerHost = new URL(issuerUrl).hostname.toLowerCase();
   const allowedHosts = [...new Set([...extraHosts, issuerHost])];
@@ -264,7 +268,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       tools: env.HERMES_MCP_MESSAGING_TOOLS,
       staticClient: env.OAUTH_STATIC_CLIENT_MESSAGING,
     },
-    dbPath: env.HERMES_MCP_DB_PATH ?? join(dataHome, "hermes-mcp", "hermes-mcp.db"),
+    dbPath,
     paths: { home, userEnvFile, hermesEnvFile },
   };
   return { config, notes, warnings };
@@ -273,6 +277,20 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 /** Said at start-up when no gateway key is found; `doctor` shows it as a failed check instead. */
 export const missingApiKeyWarning = (hermesEnvFile: string): string =>
   `HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`;
+
+/**
+ * HERMES_MCP_DB_PATH: absolute, or under the home folder with ~/ (an env file and systemd's EnvironmentFile do not expand
+ * it: kept as written, it made a folder named "~"). A relative path would be a different database from each folder
+ * hermes-mcp starts in (the service starts in /), so the CLI and the daemon could disagree on every token.
+ */
+function databasePath(raw: string | undefined, home: string, dataHome: string): string | { problem: string } {
+  if (raw === undefined) return join(dataHome, "hermes-mcp", "hermes-mcp.db");
+  if (raw === "~" || raw.startsWith("~/")) return join(home, raw.slice(1));
+  if (isAbsolute(raw)) return raw;
+  return {
+    problem: `HERMES_MCP_DB_PATH must be an absolute path or start with ~/ (got "${raw}"), so every command and the service use the same file`,
+  };
+}
 
 /**
  * The issuer when none is set: where this machine reaches the daemon. A loopback BIND_HOST other than localhost is used

@@ -111,6 +111,17 @@ describe("loadConfig", () => {
     expect(config.oauth.redirectUris).toEqual(["https://app.example.com/cb"]);
   });
 
+  test("HERMES_MCP_DB_PATH: ~/ means the home folder; a relative path (a different file from each folder) is refused", () => {
+    const h = home();
+    expect(loadConfig({ env: { HOME: h, HERMES_MCP_DB_PATH: "~/hermes/db.sqlite" }, cwd: h }).config.dbPath).toBe(
+      join(h, "hermes", "db.sqlite"),
+    );
+    expect(loadConfig({ env: { HOME: h, HERMES_MCP_DB_PATH: "/srv/hermes.db" }, cwd: h }).config.dbPath).toBe("/srv/hermes.db");
+    expect(problemsOf({ HERMES_MCP_DB_PATH: "data/hermes.db" })).toEqual([
+      'HERMES_MCP_DB_PATH must be an absolute path or start with ~/ (got "data/hermes.db"), so every command and the service use the same file',
+    ]);
+  });
+
   test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
     const { config, warnings } = loadConfig({ env: { HOME: home(), HERMES_API_URL: "http://127.0.0.1:8642/v1/" }, cwd: home() });
     expect(config.gateway.url).toBe("http://127.0.0.1:8642");
