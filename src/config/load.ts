@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
+import { expandHome } from "./home-path.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
@@ -285,8 +286,8 @@ export const missingApiKeyWarning = (hermesEnvFile: string): string =>
  */
 function databasePath(raw: string | undefined, home: string, dataHome: string): string | { problem: string } {
   if (raw === undefined) return join(dataHome, "hermes-mcp", "hermes-mcp.db");
-  if (raw === "~" || raw.startsWith("~/")) return join(home, raw.slice(1));
-  if (isAbsolute(raw)) return raw;
+  const path = expandHome(raw, home);
+  if (isAbsolute(path)) return path;
   return {
     problem: `HERMES_MCP_DB_PATH must be an absolute path or start with ~/ (got "${raw}"), so every command and the service use the same file`,
   };

@@ -1,6 +1,7 @@
 // Finds the `hermes mcp serve` command: HERMES_MCP_HERMES_COMMAND as given, else `hermes` on PATH, else Hermes's own install.
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import { expandHome } from "../config/home-path.ts";
 
 export type HermesCommand = { ok: true; command: string; args: string[] } | { ok: false; problem: string };
 
@@ -27,7 +28,9 @@ function onPath(name: string, path: string): string | null {
 export function resolveHermesCommand(configured: string[] | null, env: Record<string, string | undefined>): HermesCommand {
   const path = env.PATH ?? "";
   if (configured) {
-    const [program, ...args] = configured as [string, ...string[]];
+    const [written, ...args] = configured as [string, ...string[]];
+    // As README's fallback path is written: ~/.hermes/hermes-agent/venv/bin/hermes.
+    const program = expandHome(written, env.HOME);
     const found = program.includes("/") ? (executable(program) ? program : null) : onPath(program, path);
     if (!found) {
       return {

@@ -177,6 +177,12 @@ describe("resolveHermesCommand", () => {
         args: ["mcp", "serve", "--verbose"],
       });
       expect(resolveHermesCommand([join(root, "nope")], { PATH: bin }).ok).toBe(false);
+      // Written as the README's fallback path is: ~/ is the home folder (an env file does not expand it).
+      expect(resolveHermesCommand(["~/.hermes/hermes-agent/venv/bin/hermes", "mcp", "serve"], { PATH: "", HOME: root })).toEqual({
+        ok: true,
+        command: join(venv, "hermes"),
+        args: ["mcp", "serve"],
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
