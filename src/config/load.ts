@@ -320,6 +320,15 @@ export function checkIssuerUrl(raw: string): string | null {
   }
   if (url.search || url.hash) return `OAUTH_ISSUER_URL must not have a query or fragment (RFC 8414 §2) (got "${raw}")`;
   if (url.username || url.password) return `OAUTH_ISSUER_URL must not contain credentials`;
+  // Every route (/authorize, /token, /mcp, the metadata) is served at the root of the host: an issuer with a path would
+  // advertise endpoints nothing answers. The commonest case is the connector URL pasted here.
+  const path = url.pathname.replace(/\/+$/, "");
+  if (path !== "") {
+    const origin = url.origin;
+    return path.endsWith("/mcp")
+      ? `OAUTH_ISSUER_URL is the connector URL (${raw}); the issuer is its origin: set OAUTH_ISSUER_URL=${origin} (clients still connect to ${origin}/mcp)`
+      : `OAUTH_ISSUER_URL must have no path: hermes-mcp serves at the root of its host — set OAUTH_ISSUER_URL=${origin} (got "${raw}")`;
+  }
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
   return `OAUTH_ISSUER_URL must use https (http is allowed only on 127.0.0.1/localhost) — use your tunnel's https URL (got "${raw}")`;

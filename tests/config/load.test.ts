@@ -122,6 +122,16 @@ describe("loadConfig", () => {
     ]);
   });
 
+  test("an issuer with a path is refused: the connector URL pasted as the issuer is named as such, with the origin to set", () => {
+    expect(problemsOf({ OAUTH_ISSUER_URL: "https://hermes.example.com/mcp" })).toEqual([
+      "OAUTH_ISSUER_URL is the connector URL (https://hermes.example.com/mcp); the issuer is its origin: set OAUTH_ISSUER_URL=https://hermes.example.com (clients still connect to https://hermes.example.com/mcp)",
+    ]);
+    expect(problemsOf({ OAUTH_ISSUER_URL: "https://hermes.example.com/hermes" })[0]).toContain(
+      "OAUTH_ISSUER_URL must have no path: hermes-mcp serves at the root of its host — set OAUTH_ISSUER_URL=https://hermes.example.com",
+    );
+    expect(problemsOf({ OAUTH_ISSUER_URL: "https://hermes.example.com/" })).toEqual([]);
+  });
+
   test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
     const { config, warnings } = loadConfig({ env: { HOME: home(), HERMES_API_URL: "http://127.0.0.1:8642/v1/" }, cwd: home() });
     expect(config.gateway.url).toBe("http://127.0.0.1:8642");
