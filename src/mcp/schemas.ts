@@ -11,6 +11,8 @@ export const AskInput = z.object({
   prompt: z
     .string()
     .min(1, "prompt must not be empty")
+    // Only spaces or blank lines would cost a gateway turn for nothing: Hermes has no task to act on.
+    .regex(/\S/u, "prompt must not be only spaces or blank lines: say what Hermes should do")
     .max(
       MAX_PROMPT_CHARS,
       `prompt must be at most ${MAX_PROMPT_CHARS} characters (the Hermes gateway refuses longer text); split the task or attach less`,

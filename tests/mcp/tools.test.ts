@@ -161,6 +161,9 @@ describe.each(["legacy", "modern"] as Era[])("tools over the %s protocol", (era)
     const empty = await ask(client, { prompt: "" });
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toContain("prompt must not be empty");
+    const blank = await ask(client, { prompt: " \n\t " });
+    expect(blank.isError).toBe(true);
+    expect(textOf(blank)).toContain("prompt must not be only spaces or blank lines");
     const long = await ask(client, { prompt: "x".repeat(70_000) });
     expect(long.isError).toBe(true);
     expect(textOf(long)).toContain("65536");
