@@ -123,6 +123,14 @@ export const EnvSchema = z.object({
     try {
       const parsed = new URL(url);
       if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+      // Threat: a password in the URL would reach every log line that names the gateway; the key has its own variable.
+      if (parsed.username || parsed.password) {
+        ctx.addIssue({
+          code: "custom",
+          message: `HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use ${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`,
+        });
+        return z.NEVER;
+      }
       return url.replace(/\/+$/, "");
     } catch {
       ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${v}")` });

@@ -132,6 +132,14 @@ describe("loadConfig", () => {
     expect(problemsOf({ OAUTH_ISSUER_URL: "https://hermes.example.com/" })).toEqual([]);
   });
 
+  test("a HERMES_API_URL with credentials is refused without repeating them (they would reach every log line naming the gateway)", () => {
+    const problems = problemsOf({ HERMES_API_URL: "http://user:s3cret@127.0.0.1:8642/v1" });
+    expect(problems).toEqual([
+      "HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use http://127.0.0.1:8642/v1",
+    ]);
+    expect(problems.join("\n")).not.toContain("s3cret");
+  });
+
   test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
     const { config, warnings } = loadConfig({ env: { HOME: home(), HERMES_API_URL: "http://127.0.0.1:8642/v1/" }, cwd: home() });
     expect(config.gateway.url).toBe("http://127.0.0.1:8642");
