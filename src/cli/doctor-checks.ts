@@ -9,8 +9,8 @@ import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
-import { unlistenable } from "./listen-errors.ts";
 import { openStore } from "../store/index.ts";
+import { unlistenable } from "./listen-errors.ts";
 
 export interface Check {
   ok: boolean;

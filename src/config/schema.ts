@@ -1,10 +1,9 @@
 // The validated configuration: every environment variable, its default, and the message a bad value gets.
 import { z } from "zod";
+import { isDangerousScheme, isSchemeName, parseRedirectUri } from "../web/redirect-uri.ts";
 
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-import { isSchemeName, parseRedirectUri } from "../web/redirect-uri.ts";
 
 export { isLoopbackHost } from "../web/loopback.ts";
 
@@ -161,8 +160,9 @@ export const EnvSchema = z.object({
       });
       return z.NEVER;
     }
-    // Browser-executable or local-file schemes can never be redirect targets (open redirect / XSS).
-    const banned = schemes.filter((s) => ["javascript", "data", "file", "vbscript", "blob", "about", "http", "https"].includes(s));
+    // Browser-executable or local-file schemes can never be redirect targets (open redirect / XSS): the redirect parser's
+    // own list, so no scheme is accepted here that every request would then be refused; http(s) have their own variable.
+    const banned = schemes.filter((s) => isDangerousScheme(s) || s === "http" || s === "https");
     if (banned.length > 0) {
       ctx.addIssue({
         code: "custom",

@@ -15,6 +15,8 @@ const DANGEROUS_SCHEMES = new Set([
   "wss:",
   "ftp:",
 ]);
+/** Is this scheme (without its ":") one no redirect may ever use? */
+export const isDangerousScheme = (name: string): boolean => DANGEROUS_SCHEMES.has(`${name.toLowerCase()}:`);
 /** RFC 3986 §3.1: a letter, then letters, digits, "+", "-" or "." (a private-use scheme of RFC 8252 §7.1, without its ":"). */
 export const isSchemeName = (name: string): boolean => /^[a-z][a-z0-9+.-]*$/.test(name);
 const MAX_URI_LENGTH = 2048;

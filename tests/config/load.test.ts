@@ -154,6 +154,10 @@ describe("loadConfig", () => {
 
   test("refuses browser-dangerous redirect schemes", () => {
     expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: "cursor,javascript" })[0]).toContain("javascript");
+    // The redirect parser's own list: a scheme every authorization request would refuse is refused here too.
+    for (const scheme of ["ftp", "wss", "view-source", "filesystem"]) {
+      expect(problemsOf({ OAUTH_ALLOWED_REDIRECT_SCHEMES: `cursor,${scheme}` })[0]).toContain(`remove ${scheme}`);
+    }
   });
 
   test("reads API_SERVER_KEY from ~/.hermes/.env when HERMES_API_KEY is unset, and says so", () => {
