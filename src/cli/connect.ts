@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { createPersonalToken, PersonalTokenError } from "../oauth/personal-tokens.ts";
 import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { resolveConnectClient } from "./connect-clients.ts";
 import { CONNECT_CLIENTS, type ConnectClient, connectSnippet } from "./connect-formats.ts";
 
 /** Clients that send a fixed header, and so can use a personal access token. */
@@ -13,14 +14,15 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export default defineCommand({
   meta: { name: "connect", description: "Print paste-ready configuration for an MCP client, from this bridge's settings" },
   args: {
-    client: { type: "positional", required: true, description: CONNECT_CLIENTS.join(" | ") },
+    client: { type: "positional", required: true, description: `${CONNECT_CLIENTS.join(" | ")} (claude: Claude.ai, Desktop and mobile)` },
     token: { type: "string", description: "Create a personal access token NAME and put it in the configuration (clients with a header)" },
     name: { type: "string", description: "The server's name in the client's configuration (default hermes)" },
   },
   run: ({ args }) =>
     guarded(() => {
-      const client = args.client as ConnectClient;
-      if (!CONNECT_CLIENTS.includes(client)) throw new CliExit(`unknown client "${args.client}": one of ${CONNECT_CLIENTS.join(", ")}`);
+      const resolved = resolveConnectClient(args.client);
+      if ("error" in resolved) throw new CliExit(resolved.error);
+      const { client } = resolved;
       const name = args.name ?? "hermes";
       if (!SERVER_NAME.test(name)) throw new CliExit(`--name "${name}" is not allowed: use 1–64 letters, digits, dashes or underscores`);
       if (args.token !== undefined && !HEADER_CLIENTS.includes(client))

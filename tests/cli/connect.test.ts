@@ -133,6 +133,15 @@ describe("hermes-mcp connect, with a public issuer", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("claude-code");
   });
+
+  test("a client is found by the name people call it, and a typo is named", async () => {
+    const desktop = await connect(home, ["Claude Desktop"]);
+    expect(desktop.code, desktop.stderr).toBe(0);
+    expect(desktop.stdout).toStartWith(`Remote MCP server URL: ${URL_}\n`);
+    const typo = await connect(home, ["curser"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("did you mean cursor?");
+  });
 });
 
 describe("hermes-mcp connect, locally", () => {
