@@ -20,8 +20,9 @@ function withStore<T>(body: (store: ReturnType<typeof openStoreOrExit>) => T): T
 
 /** --messaging: absent is none; read or send as asked; anything else is refused with the choices. */
 function messagingOf(raw: string | undefined): TokenMessaging {
-  if (raw === undefined || raw === "" || raw === "off") return "off";
-  if (raw === "read" || raw === "send") return raw;
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === "" || value === "off") return "off";
+  if (value === "read" || value === "send") return value;
   throw new CliExit(`--messaging takes read or send (got "${raw}"); leave it out for a token without messaging`);
 }
 

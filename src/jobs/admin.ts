@@ -1,4 +1,5 @@
 // The owner's view of every job, from another process than the daemon (the `hermes-mcp jobs` CLI): list, show, cancel.
+import { editDistance } from "../config/names.ts";
 import type { Store } from "../store/index.ts";
 import { isActiveStatus, JOB_STATUSES, type JobRow, type JobStatus, type JobSummary } from "../store/jobs.ts";
 import { describeStop } from "./endings.ts";
@@ -9,8 +10,12 @@ export class JobAdminError extends Error {
 
 /** A --status value, or an error listing the real statuses. */
 export function parseStatus(value: string): JobStatus {
-  const status = JOB_STATUSES.find((s) => s === value.trim().toLowerCase());
-  if (!status) throw new JobAdminError(`unknown status "${value}": use one of ${JOB_STATUSES.join(", ")}`);
+  const wanted = value.trim().toLowerCase();
+  const status = JOB_STATUSES.find((s) => s === wanted);
+  if (!status) {
+    const near = JOB_STATUSES.find((s) => editDistance(s, wanted) <= 2);
+    throw new JobAdminError(`unknown status "${value}"${near ? ` — did you mean ${near}?` : ""}: use one of ${JOB_STATUSES.join(", ")}`);
+  }
   return status;
 }
 
@@ -20,9 +25,15 @@ export function listJobs(store: Store, filter: { client?: string; status?: JobSt
 
 /** The job whose id is `id` (or the one job it is an unambiguous prefix of, 4 characters or more). */
 export function findJob(store: Store, id: string): JobRow {
-  const row = store.jobs.findByIdPrefix(id.trim());
-  if (!row) throw new JobAdminError(`no job "${id}" (or the prefix matches several) — see \`hermes-mcp jobs list\``);
-  return row;
+  // Ids are lowercase UUIDs; one copied from a page or a log may have been upper-cased.
+  const wanted = id.trim().toLowerCase();
+  const [row, another] = store.jobs.findByIdPrefix(wanted);
+  if (row && !another) return row;
+  if (row && another)
+    throw new JobAdminError(`more than one job starts with "${wanted}" (${row.id}, ${another.id}, …): type more of the id`);
+  if (wanted.length < 4)
+    throw new JobAdminError(`no job "${id}": give its whole id or its first 4 or more characters — see \`hermes-mcp jobs list\``);
+  throw new JobAdminError(`no job "${id}" — see \`hermes-mcp jobs list\` (jobs are deleted once their retention has passed)`);
 }
 
 /**

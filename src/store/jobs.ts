@@ -251,13 +251,17 @@ export class JobStore {
     this.rows.set(id, row);
   }
 
-  /** The one job whose id is `id` or starts with it (the owner types a prefix at the CLI); null when none or several. */
-  findByIdPrefix(prefix: string): JobRow | null {
+  /**
+   * The job whose id is `id`, else up to two whose id starts with it, 4 characters or more (the owner types a prefix at
+   * the CLI): one row is the job meant, two say the prefix is ambiguous, none that nothing matches.
+   */
+  findByIdPrefix(prefix: string): JobRow[] {
     const exact = this.get(prefix);
-    if (exact || prefix.length < 4) return exact;
+    if (exact) return [exact];
+    if (prefix.length < 4) return [];
     this.writeUnwritten();
-    const rows = this.db.query("SELECT * FROM jobs WHERE id >= ? AND id < ? LIMIT 2").all(prefix, `${prefix}\uffff`);
-    return rows.length === 1 ? JobRowSchema.parse(rows[0]) : null;
+    const rows = this.db.query("SELECT * FROM jobs WHERE id >= ? AND id < ? ORDER BY id LIMIT 2").all(prefix, `${prefix}\uffff`);
+    return rows.map((row) => JobRowSchema.parse(row));
   }
 
   /** Newest first, without answers. */

@@ -90,7 +90,8 @@ beforeAll(async () => {
   tokens.appRead = (await appToken("Reader App", { messaging_read: "yes" })).token;
   tokens.appSend = (await appToken("Phone App", { messaging_read: "yes", messaging_send: "yes" })).token;
   tokens.patPlain = await createToken(world.home, "plain", world.env);
-  const read = await runCli(["token", "create", "--name", "reader", "--messaging", "read"], { home: world.home, env: world.env });
+  // In any case, as people type it.
+  const read = await runCli(["token", "create", "--name", "reader", "--messaging", "Read"], { home: world.home, env: world.env });
   tokens.patRead = read.stdout.trim().split("\n").at(-1) as string;
   const send = await runCli(["token", "create", "--name", "sender", "--messaging", "send"], { home: world.home, env: world.env });
   tokens.patSend = send.stdout.trim().split("\n").at(-1) as string;

@@ -75,7 +75,7 @@ describe("JobStore.insertSoon", () => {
       ["list", () => expect(store.jobs.list({ limit: 10 }).map((row) => row.id)).toContain("j2")],
       ["pageOwned", () => expect(store.jobs.pageOwned("pat:a", null, 10).map((row) => row.id)).toContain("j3")],
       ["countByStatus", () => expect(store.jobs.countByStatus("pat:a").running).toBe(4)],
-      ["findByIdPrefix", () => expect(store.jobs.findByIdPrefix("j5-x")).toBeNull()],
+      ["findByIdPrefix", () => expect(store.jobs.findByIdPrefix("j5-x")).toEqual([])],
       ["setMode", () => store.jobs.setMode("j6", "async")],
     ];
     for (const [index, [name, read]] of reads.entries()) {
