@@ -10,7 +10,8 @@ export const MAX_PROMPT_CHARS = 65_536;
 export const AskInput = z.object({
   prompt: z
     .string()
-    .min(1, "prompt must not be empty")
+    // An empty prompt is told that alone, not also that it is blank.
+    .min(1, { error: "prompt must not be empty", abort: true })
     // Only spaces or blank lines would cost a gateway turn for nothing: Hermes has no task to act on.
     .regex(/\S/u, "prompt must not be only spaces or blank lines: say what Hermes should do")
     .max(

@@ -161,6 +161,8 @@ describe.each(["legacy", "modern"] as Era[])("tools over the %s protocol", (era)
     const empty = await ask(client, { prompt: "" });
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toContain("prompt must not be empty");
+    // Told once what is wrong, not also that an empty prompt is blank.
+    expect(textOf(empty)).not.toContain("only spaces");
     const blank = await ask(client, { prompt: " \n\t " });
     expect(blank.isError).toBe(true);
     expect(textOf(blank)).toContain("prompt must not be only spaces or blank lines");
