@@ -4,6 +4,8 @@ import { isDangerousScheme, isSchemeName, parseRedirectUri } from "../web/redire
 
 export const LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Python's and uvicorn's names for a level, read as the nearest of ours (there is nothing above ERROR or below DEBUG). */
+const LEVEL_ALIASES: Readonly<Record<string, LogLevel>> = { WARN: "WARNING", CRITICAL: "ERROR", FATAL: "ERROR", TRACE: "DEBUG" };
 
 export { isLoopbackHost } from "../web/loopback.ts";
 
@@ -182,7 +184,9 @@ export const EnvSchema = z.object({
     return uris;
   }),
   LOG_LEVEL: optionalText.transform((v, ctx) => {
-    const level = (v ?? "INFO").toUpperCase().replace(/^WARN$/, "WARNING");
+    const given = (v ?? "INFO").toUpperCase();
+    // The 0.4 ran on Python's logging (FastMCP, uvicorn): its other names for these levels keep an upgrade starting.
+    const level = LEVEL_ALIASES[given] ?? given;
     if (!(LOG_LEVELS as readonly string[]).includes(level)) {
       ctx.addIssue({ code: "custom", message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${v}")` });
       return z.NEVER;

@@ -38,6 +38,19 @@ describe("loadConfig", () => {
     expect(problems.some((p) => p.includes("OAUTH_ISSUER_URL") && p.includes("https"))).toBe(true);
   });
 
+  test("LOG_LEVEL takes the names Python's logging and uvicorn gave the 0.4's levels, in any case", () => {
+    const levelOf = (LOG_LEVEL: string) => loadConfig({ env: { HOME: home(), LOG_LEVEL }, cwd: home() }).config.log.level;
+    expect([levelOf("debug"), levelOf("Warn"), levelOf("WARNING"), levelOf("critical"), levelOf("FATAL"), levelOf("trace")]).toEqual([
+      "DEBUG",
+      "WARNING",
+      "WARNING",
+      "ERROR",
+      "ERROR",
+      "DEBUG",
+    ]);
+    expect(problemsOf({ LOG_LEVEL: "verbose" })).toEqual(['LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR (got "verbose")']);
+  });
+
   test("a client id needs its secret and the other way round", () => {
     expect(problemsOf({ OAUTH_CLIENT_ID: "abc" })[0]).toContain("OAUTH_CLIENT_SECRET is required");
     expect(problemsOf({ OAUTH_CLIENT_SECRET: "x".repeat(40) })[0]).toContain("OAUTH_CLIENT_ID is required");
