@@ -38,7 +38,7 @@ export async function checkCommandLine(main: AnyCommand, rawArgs: string[]): Pro
       if (BUILTIN_FLAGS.has(name) && command === main) continue;
       const next = rawArgs[i + 1];
       const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : next !== undefined && !next.startsWith("-") ? next : "…";
-      return { message: unknownFlag(arg.split("=")[0] as string, name, value, path.join(" "), args) };
+      return { message: unknownFlag(arg.split("=")[0] as string, name, value, path.join(" "), args, command === main) };
     }
     const subCommands = (await resolve(command.subCommands ?? {})) as SubCommandsDef;
     if (Object.keys(subCommands).length > 0 && positionalsLeft === null) {
@@ -55,11 +55,13 @@ export async function checkCommandLine(main: AnyCommand, rawArgs: string[]): Pro
   return null;
 }
 
-function unknownFlag(flag: string, name: string, value: string, command: string, args: ArgsDef): string {
+function unknownFlag(flag: string, name: string, value: string, command: string, args: ArgsDef, isMain: boolean): string {
   const options = Object.entries(args)
     .filter(([, def]) => def.type !== "positional")
     .map(([key]) => `--${kebab(key)}`);
-  const nearOption = options.find((option) => editDistance(option, `--${name}`) <= 2);
+  // --help is everywhere, --version only at the top: a typo of either is named too.
+  const builtins = isMain ? ["--help", "--version"] : ["--help"];
+  const nearOption = [...options, ...builtins].find((option) => editDistance(option, `--${name}`) <= 2);
   if (nearOption) return `"${command}" has no option ${flag} — did you mean ${nearOption}?`;
   const setting = closestSetting(name);
   if (setting)

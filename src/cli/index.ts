@@ -21,10 +21,13 @@ const main = defineCommand({
   },
 });
 
-const rawArgs = process.argv.slice(2);
+const argv = process.argv.slice(2);
+// `hermes-mcp help [COMMAND…]`, as git and npm take it: that command's --help, once the command is known to exist.
+const asksHelp = argv[0] === "help";
+const rawArgs = asksHelp ? [...argv.slice(1), "--help"] : argv;
 // Before serve's modules load: the relaunch then costs one runtime start (≈ 8 ms), not a second daemon's worth.
-if (rawArgs[0] === "serve") relaunchForServing();
-const problem = await checkCommandLine(main, rawArgs);
+if (rawArgs[0] === "serve" && !asksHelp) relaunchForServing();
+const problem = await checkCommandLine(main, asksHelp ? argv.slice(1) : rawArgs);
 if (problem) {
   // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.
   const style = styleFor(process.stderr);
@@ -41,6 +44,10 @@ await runMain(main, {
   rawArgs,
   // citty colours its usage screens unconditionally: plain when piped or NO_COLOR.
   showUsage: async (command, parent) => {
-    process.stdout.write(`${forStream(await renderUsage(command, parent), process.stdout)}\n\n`);
+    // citty names a command by its parent alone ("jobs show"): a second-level command gets the full line to type
+    // (commands nest two deep at most), with the version the first level shows.
+    const parentMeta = parent && parent !== main ? await (typeof parent.meta === "function" ? parent.meta() : parent.meta) : null;
+    const named = parentMeta ? ({ meta: { name: `hermes-mcp ${parentMeta.name}`, version: versionLine() } } as typeof parent) : parent;
+    process.stdout.write(`${forStream(await renderUsage(command, named), process.stdout)}\n\n`);
   },
 });

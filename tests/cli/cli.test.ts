@@ -267,6 +267,28 @@ describe("mistakes are named", () => {
     expect(none.stderr).toContain("it takes no options");
   });
 
+  test("a typo of --help or --version is named too", async () => {
+    const version = await runCli(["--versoin"], { home: home() });
+    expect(version.code).toBe(1);
+    expect(version.stderr).toContain('"hermes-mcp" has no option --versoin — did you mean --version?');
+    expect((await runCli(["token", "--hepl"], { home: home() })).stderr).toContain("did you mean --help?");
+  });
+
+  test("`help [COMMAND…]` is that command's --help; a second-level command's usage names the whole line to type", async () => {
+    const h = home();
+    const top = await runCli(["help"], { home: h });
+    expect(top.code).toBe(0);
+    expect(top.stdout).toBe((await runCli(["--help"], { home: h })).stdout);
+    const show = await runCli(["help", "jobs", "show"], { home: h });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("USAGE hermes-mcp jobs show [OPTIONS] <ID>");
+    expect(show.stdout).toContain("(hermes-mcp jobs show v");
+    expect((await runCli(["jobs", "show", "--help"], { home: h })).stdout).toBe(show.stdout);
+    const unknown = await runCli(["help", "nope"], { home: h });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unknown command "nope" for hermes-mcp');
+  });
+
   test("an unknown variable with our prefix gets a warning with the closest real name; Hermes's own variables do not", async () => {
     const h = home();
     mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
