@@ -35,7 +35,7 @@ export async function messagingChecks(
       ok: false,
       title: "hermes command found",
       detail: command.problem,
-      fix: "install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND=/full/path/to/hermes mcp serve",
+      fix: command.fix,
     });
     return checks;
   }

@@ -103,7 +103,7 @@ export class HermesChild {
     const command = this.options.command();
     if (!command.ok) {
       // Nothing to restart: a missing command is a configuration problem, reported on every call until fixed.
-      throw new MessagingUnavailable(`messaging is unavailable: ${command.problem}`);
+      throw new MessagingUnavailable(`messaging is unavailable: ${command.problem} — ${command.fix}`);
     }
     // The client SDK (a second copy of the MCP core, several MiB once evaluated) loads with the first child, not with
     // the daemon: a daemon whose callers never use messaging never pays for it.

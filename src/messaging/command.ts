@@ -3,7 +3,8 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { expandHome } from "../config/home-path.ts";
 
-export type HermesCommand = { ok: true; command: string; args: string[] } | { ok: false; problem: string };
+/** The command to start, or what is wrong (`problem`) and what to do about it (`fix`), told apart for doctor's two lines. */
+export type HermesCommand = { ok: true; command: string; args: string[] } | { ok: false; problem: string; fix: string };
 
 const executable = (path: string): boolean => {
   try {
@@ -35,7 +36,8 @@ export function resolveHermesCommand(configured: string[] | null, env: Record<st
     if (!found) {
       return {
         ok: false,
-        problem: `HERMES_MCP_HERMES_COMMAND names ${program}, which is not an executable file${program.includes("/") ? "" : " on PATH"} — give the full path to Hermes's \`hermes\``,
+        problem: `HERMES_MCP_HERMES_COMMAND names ${program}, which is not an executable file${program.includes("/") ? "" : " on PATH"}`,
+        fix: 'give the full path to Hermes\'s `hermes` followed by "mcp serve", e.g. HERMES_MCP_HERMES_COMMAND=~/.hermes/hermes-agent/venv/bin/hermes mcp serve',
       };
     }
     return { ok: true, command: found, args };
@@ -45,7 +47,8 @@ export function resolveHermesCommand(configured: string[] | null, env: Record<st
   if (!found) {
     return {
       ok: false,
-      problem: `the \`hermes\` command is neither on PATH nor at ${installed ?? "~/.hermes/hermes-agent/venv/bin/hermes"} — install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND to its full path followed by "mcp serve"`,
+      problem: `the \`hermes\` command is neither on PATH nor at ${installed ?? "~/.hermes/hermes-agent/venv/bin/hermes"}`,
+      fix: 'install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND to its full path followed by "mcp serve"',
     };
   }
   return { ok: true, command: found, args: ["mcp", "serve"] };

@@ -26,8 +26,14 @@ describe("doctor's messaging check", () => {
 
   test("a command that does not exist, and one that does not start: each named, with the fix", async () => {
     const missing = await doctor({ HERMES_MCP_MESSAGING: "read", HERMES_MCP_HERMES_COMMAND: "/nonexistent/hermes mcp serve" });
-    expect(missing).toContain("✖ hermes command found — HERMES_MCP_HERMES_COMMAND names /nonexistent/hermes");
-    expect(missing).toContain("fix: install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND");
+    // What is wrong on the ✖ line, what to do on the fix line: each said once.
+    expect(missing).toContain(
+      "✖ hermes command found — HERMES_MCP_HERMES_COMMAND names /nonexistent/hermes, which is not an executable file\n",
+    );
+    expect(missing).toContain('fix: give the full path to Hermes\'s `hermes` followed by "mcp serve"');
+    const absent = await doctor({ HERMES_MCP_MESSAGING: "read", PATH: "/nonexistent" });
+    expect(absent).toMatch(/✖ hermes command found — the `hermes` command is neither on PATH nor at \S+\n/);
+    expect(absent).toContain("fix: install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND");
     fake.refuseToStart(true);
     try {
       const refused = await doctor(messagingEnv(fake, "read"));

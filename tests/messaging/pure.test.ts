@@ -156,7 +156,11 @@ describe("resolveHermesCommand", () => {
       mkdirSync(venv, { recursive: true });
       const missing = resolveHermesCommand(null, { PATH: bin, HOME: root });
       expect(missing.ok).toBe(false);
-      expect(missing.ok ? "" : missing.problem).toContain("HERMES_MCP_HERMES_COMMAND");
+      expect(missing.ok ? null : missing).toEqual({
+        ok: false,
+        problem: `the \`hermes\` command is neither on PATH nor at ${join(venv, "hermes")}`,
+        fix: 'install Hermes Agent, or set HERMES_MCP_HERMES_COMMAND to its full path followed by "mcp serve"',
+      });
       writeFileSync(join(venv, "hermes"), "#!/bin/sh\n");
       chmodSync(join(venv, "hermes"), 0o755);
       expect(resolveHermesCommand(null, { PATH: bin, HOME: root })).toEqual({
