@@ -9,6 +9,7 @@ import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
+import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
 import { openStore } from "../store/index.ts";
 import { unlistenable } from "./listen-errors.ts";
 
@@ -119,12 +120,16 @@ export function databaseCheck(config: Config): Check {
     const db = new Database(path, { readwrite: true, create: false });
     try {
       db.exec("PRAGMA busy_timeout = 5000");
+      // The file as serve would take it: ours (or empty), not a newer one's, not another program's.
+      schemaVersionOf(db);
       db.exec("BEGIN IMMEDIATE; ROLLBACK;");
     } finally {
       db.close();
     }
     return { ok: true, title };
   } catch (error) {
+    const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
+    if (refusal) return { ok: false, title: `database ${path} usable`, detail: `it ${refusal.problem}`, fix: refusal.fix };
     return { ok: false, title, detail: (error as Error).message, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" };
   }
 }

@@ -18,7 +18,7 @@ export class StoreError extends Error {
 export function openDatabase(path: string): OpenedDatabase {
   const fixes: string[] = [];
   const memory = path === ":memory:";
-  if (!memory) fixes.push(...ensurePrivateFolder(path));
+  if (!memory) createFolder(path);
   let db: Database;
   try {
     db = new Database(path, { create: true, strict: true });
@@ -28,25 +28,68 @@ export function openDatabase(path: string): OpenedDatabase {
   try {
     // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
     db.exec("PRAGMA busy_timeout = 5000");
+    // Before WAL, which is written into the file: a file that is not ours is left exactly as it was.
+    schemaVersionOf(db);
+    // Tokens' hashes and job results live here: nobody else on the machine may read them (tightened once the file is
+    // known to be ours: another program's folder is not touched either).
+    if (!memory) fixes.push(...ensureMode(dirname(path), 0o700));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db);
   } catch (error) {
     db.close();
+    const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
+    if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
     throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
   }
   if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
   return { db, fixes };
 }
 
-/** Creates the folder that holds `path` (mode 0700) or tightens it; returns the permission fixes made. */
-function ensurePrivateFolder(path: string): string[] {
+/** A file hermes-mcp will not use as its database: what is wrong with it, and what to do (doctor shows them apart). */
+export class SchemaRefusal extends StoreError {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`${problem}: ${fix}`);
+  }
+}
+
+/**
+ * The schema version of an open database; refused when a newer hermes-mcp wrote it, or when it holds another program's
+ * tables and none of ours.
+ */
+export function schemaVersionOf(db: Database): number {
+  const latest = MIGRATIONS.length;
+  const current = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+  if (current > latest)
+    throw new SchemaRefusal(`was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest})`, "upgrade hermes-mcp");
+  // Threat: HERMES_MCP_DB_PATH pointed at another program's database (Hermes's own, say): never write our tables into it.
+  if (current === 0 && db.query("SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' LIMIT 1").get())
+    throw new SchemaRefusal(
+      "holds another program's tables and no hermes-mcp schema, so hermes-mcp leaves it alone",
+      "set HERMES_MCP_DB_PATH to a file of its own",
+    );
+  return current;
+}
+
+/** A SQLite error saying the file is no database at all (or a damaged one), as a refusal with its way out; else null. */
+export function unreadableRefusal(error: unknown): SchemaRefusal | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "SQLITE_NOTADB" && code !== "SQLITE_CORRUPT") return null;
+  return new SchemaRefusal(
+    `is not a database hermes-mcp can read (${(error as Error).message}: another program's file, or a damaged one)`,
+    "set HERMES_MCP_DB_PATH to a file of its own, or move this one aside to start afresh (every client then connects again)",
+  );
+}
+
+/** Creates the folder that holds `path` (mode 0700) if it is missing; an existing one is tightened once the file is known to be ours. */
+function createFolder(path: string): void {
   const dir = dirname(path);
   try {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // Tokens' hashes and job results live here: nobody else on the machine may read them.
-    return ensureMode(dir, 0o700);
   } catch (error) {
     throw new StoreError(
       `cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
@@ -63,18 +106,11 @@ function ensureMode(file: string, mode: number): string[] {
 
 function migrate(db: Database): void {
   const latest = MIGRATIONS.length;
-  const version = (): number => {
-    const current = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
-    if (current > latest) {
-      throw new StoreError(`it was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest}); upgrade hermes-mcp`);
-    }
-    return current;
-  };
-  if (version() === latest) return;
+  if (schemaVersionOf(db) === latest) return;
   // Several processes may open a fresh database at once (`serve` beside `token create`): each step reads the version
   // again inside an IMMEDIATE transaction, so exactly one of them applies it and the others see it done.
   const step = db.transaction((): boolean => {
-    const current = version();
+    const current = schemaVersionOf(db);
     if (current === latest) return false;
     db.exec(MIGRATIONS[current] as string);
     db.exec(`PRAGMA user_version = ${current + 1}`);

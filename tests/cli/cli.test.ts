@@ -1,6 +1,7 @@
 // The command line as a user runs it: mint-client, token, doctor, --version/--help, and serve's refusals.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
@@ -151,6 +152,31 @@ describe("hermes-mcp doctor", () => {
     expect(result.stdout).toContain("free");
     expect(result.stdout).toContain("⚠ issuer URL http://127.0.0.1:");
     expect(result.stdout).not.toContain("✖");
+  });
+
+  test("a database file that is another program's, or no database at all: ✖ with the way out, and the file left as it was", async () => {
+    const h = home();
+    const foreign = join(h, "state.db");
+    const other = new Database(foreign);
+    other.exec("CREATE TABLE sessions (id TEXT)");
+    other.close();
+    chmodSync(foreign, 0o600);
+    const before = readFileSync(foreign);
+    const refused = await doctor({ HERMES_MCP_DB_PATH: foreign }, h);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`✖ database ${foreign} usable — it holds another program's tables and no hermes-mcp schema`);
+    expect(refused.stdout).toContain("fix: set HERMES_MCP_DB_PATH to a file of its own");
+    expect(readFileSync(foreign).equals(before)).toBe(true);
+    const text = join(h, "notes.db");
+    writeFileSync(text, "x".repeat(200), { mode: 0o600 });
+    const unreadable = await doctor({ HERMES_MCP_DB_PATH: text }, h);
+    expect(unreadable.stdout).toContain(`✖ database ${text} usable — it is not a database hermes-mcp can read`);
+    expect(unreadable.stdout).toContain("move this one aside to start afresh");
+    // serve says the same and leaves it alone too.
+    const serve = await runCli(["serve"], { home: h, env: { BIND_PORT: "0", HERMES_MCP_DB_PATH: foreign } });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain(`the database ${foreign} holds another program's tables`);
+    expect(readFileSync(foreign).equals(before)).toBe(true);
   });
 
   test("reads the key from ~/.hermes/.env and says so", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -45,7 +45,38 @@ describe("openDatabase", () => {
     db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
     db.close();
     expect(() => openDatabase(path)).toThrow(StoreError);
-    expect(() => openDatabase(path)).toThrow(/newer hermes-mcp/);
+    expect(() => openDatabase(path)).toThrow(`the database ${path} was written by a newer hermes-mcp (schema ${MIGRATIONS.length + 5}`);
+  });
+
+  test("another program's database is left untouched, and the error says what to set", () => {
+    const folder = join(tempDir(), "theirs");
+    mkdirSync(folder, { mode: 0o755 });
+    chmodSync(folder, 0o755);
+    const path = join(folder, "state.db");
+    const other = new Database(path);
+    other.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY); INSERT INTO sessions VALUES ('theirs')");
+    other.close();
+    expect(() => openDatabase(path)).toThrow("holds another program's tables and no hermes-mcp schema");
+    const after = new Database(path, { readonly: true });
+    const tables = after.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    expect(tables.map((t) => t.name)).toEqual(["sessions"]);
+    expect(after.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(0);
+    // Not even switched to WAL (the journal mode is written into the file).
+    expect(after.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("delete");
+    expect(statSync(folder).mode & 0o777).toBe(0o755);
+    after.close();
+    // An empty SQLite file (touched, or created by an earlier attempt) is ours to set up.
+    const empty = join(tempDir(), "empty.db");
+    new Database(empty).close();
+    openDatabase(empty).db.close();
+  });
+
+  test("a file that is not a database (or is damaged) is named as such, with both ways out", () => {
+    const path = join(tempDir(), "hermes-mcp.db");
+    writeFileSync(path, "not a database, just text that is long enough to fill the SQLite header and then some more bytes");
+    expect(() => openDatabase(path)).toThrow(
+      `the database ${path} is not a database hermes-mcp can read (file is not a database: another program's file, or a damaged one): set HERMES_MCP_DB_PATH to a file of its own, or move this one aside`,
+    );
   });
 
   test("a path that cannot be created gives an error naming HERMES_MCP_DB_PATH", () => {
