@@ -12,7 +12,8 @@ export interface CommandLineProblem {
 type AnyCommand = CommandDef<ArgsDef>;
 const BUILTIN_FLAGS = new Set(["help", "h", "version", "v"]);
 
-const resolve = async <T>(value: T | (() => T) | (() => Promise<T>) | Promise<T>): Promise<T> =>
+/** A citty Resolvable (a value, a promise, or a function giving either) as its value. */
+export const resolve = async <T>(value: T | (() => T) | (() => Promise<T>) | Promise<T>): Promise<T> =>
   typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 const kebab = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
 

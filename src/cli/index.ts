@@ -2,7 +2,7 @@
 // The hermes-mcp command line: one subcommand per file, loaded only when used (fast start-up).
 import { defineCommand, renderUsage, runMain } from "citty";
 import { versionLine } from "../version.ts";
-import { checkCommandLine } from "./argv.ts";
+import { checkCommandLine, resolve } from "./argv.ts";
 import { relaunchForServing } from "./jit-relaunch.ts";
 import { forStream, styleFor } from "./style.ts";
 
@@ -46,7 +46,7 @@ await runMain(main, {
   showUsage: async (command, parent) => {
     // citty names a command by its parent alone ("jobs show"): a second-level command gets the full line to type
     // (commands nest two deep at most), with the version the first level shows.
-    const parentMeta = parent && parent !== main ? await (typeof parent.meta === "function" ? parent.meta() : parent.meta) : null;
+    const parentMeta = parent && parent !== main ? await resolve(parent.meta) : null;
     const named = parentMeta ? ({ meta: { name: `hermes-mcp ${parentMeta.name}`, version: versionLine() } } as typeof parent) : parent;
     process.stdout.write(`${forStream(await renderUsage(command, named), process.stdout)}\n\n`);
   },
