@@ -29,14 +29,14 @@ export function openDatabase(path: string): OpenedDatabase {
     // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
     db.exec("PRAGMA busy_timeout = 5000");
     // Before WAL, which is written into the file: a file that is not ours is left exactly as it was.
-    schemaVersionOf(db);
+    const version = schemaVersionOf(db);
     // Tokens' hashes and job results live here: nobody else on the machine may read them (tightened once the file is
     // known to be ours: another program's folder is not touched either).
     if (!memory) fixes.push(...ensureMode(dirname(path), 0o700));
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
-    migrate(db);
+    migrate(db, version);
   } catch (error) {
     db.close();
     const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
@@ -104,9 +104,10 @@ function ensureMode(file: string, mode: number): string[] {
   return [`${file} was mode ${current.toString(8)}; set to ${mode.toString(8)}`];
 }
 
-function migrate(db: Database): void {
+/** Brings a database at schema `version` (as schemaVersionOf read it) to the latest. */
+function migrate(db: Database, version: number): void {
   const latest = MIGRATIONS.length;
-  if (schemaVersionOf(db) === latest) return;
+  if (version === latest) return;
   // Several processes may open a fresh database at once (`serve` beside `token create`): each step reads the version
   // again inside an IMMEDIATE transaction, so exactly one of them applies it and the others see it done.
   const step = db.transaction((): boolean => {
