@@ -172,6 +172,15 @@ describe("hermes-mcp doctor", () => {
     const unreadable = await doctor({ HERMES_MCP_DB_PATH: text }, h);
     expect(unreadable.stdout).toContain(`✖ database ${text} usable — it is not a database hermes-mcp can read`);
     expect(unreadable.stdout).toContain("move this one aside to start afresh");
+    // A database a newer hermes-mcp wrote: serve would refuse it, and doctor says so first.
+    const newer = join(h, "newer.db");
+    const later = new Database(newer);
+    later.exec("PRAGMA user_version = 999");
+    later.close();
+    chmodSync(newer, 0o600);
+    const upgrade = await doctor({ HERMES_MCP_DB_PATH: newer }, h);
+    expect(upgrade.stdout).toContain(`✖ database ${newer} usable — it was written by a newer hermes-mcp (schema 999`);
+    expect(upgrade.stdout).toContain("fix: upgrade hermes-mcp");
     // serve says the same and leaves it alone too.
     const serve = await runCli(["serve"], { home: h, env: { BIND_PORT: "0", HERMES_MCP_DB_PATH: foreign } });
     expect(serve.code).toBe(1);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
@@ -76,6 +76,19 @@ describe("openDatabase", () => {
     writeFileSync(path, "not a database, just text that is long enough to fill the SQLite header and then some more bytes");
     expect(() => openDatabase(path)).toThrow(
       `the database ${path} is not a database hermes-mcp can read (file is not a database: another program's file, or a damaged one): set HERMES_MCP_DB_PATH to a file of its own, or move this one aside`,
+    );
+  });
+
+  test("a damaged database (its first page overwritten) gets the same two ways out", () => {
+    const path = join(tempDir(), "hermes-mcp.db");
+    const made = new Database(path);
+    made.exec("PRAGMA journal_mode = DELETE; CREATE TABLE t (x)");
+    made.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0xff, 100, 4096);
+    writeFileSync(path, bytes);
+    expect(() => openDatabase(path)).toThrow(
+      `the database ${path} is not a database hermes-mcp can read (database disk image is malformed: another program's file, or a damaged one)`,
     );
   });
 
