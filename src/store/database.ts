@@ -63,11 +63,18 @@ export class SchemaRefusal extends StoreError {
  */
 export function schemaVersionOf(db: Database): number {
   const latest = MIGRATIONS.length;
-  const current = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+  // One statement, so one snapshot: read apart, another process's first migration could commit between the two reads
+  // (version 0, then its tables) and pass for another program's database.
+  const read = db
+    .query<{ version: number; tables: number }, []>(
+      "SELECT (SELECT user_version FROM pragma_user_version) AS version, EXISTS (SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') AS tables",
+    )
+    .get();
+  const current = read?.version ?? 0;
   if (current > latest)
     throw new SchemaRefusal(`was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest})`, "upgrade hermes-mcp");
   // Threat: HERMES_MCP_DB_PATH pointed at another program's database (Hermes's own, say): never write our tables into it.
-  if (current === 0 && db.query("SELECT 1 FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' LIMIT 1").get())
+  if (current === 0 && read?.tables)
     throw new SchemaRefusal(
       "holds another program's tables and no hermes-mcp schema, so hermes-mcp leaves it alone",
       "set HERMES_MCP_DB_PATH to a file of its own",
