@@ -10,7 +10,8 @@ import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
 import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
-import { openStore } from "../store/index.ts";
+import { inspectStore } from "../store/index.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
 import { unlistenable } from "./listen-errors.ts";
 
 export interface Check {
@@ -87,51 +88,68 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
   return checks;
 }
 
-/** Writable and private; a database that does not exist yet is not created here (doctor changes nothing). */
-export function databaseCheck(config: Config): Check {
+/**
+ * Usable, writable and private, and whether an older hermes-mcp wrote it; a database that does not exist yet is not
+ * created here, and an existing one is read as it is (doctor changes nothing: the fixes it prints stay the fixes).
+ */
+export function databaseChecks(config: Config): Check[] {
   const path = config.dbPath;
   if (!existsSync(path)) {
     const folder = nearestExisting(dirname(path));
     try {
       accessSync(folder, constants.W_OK);
-      return { ok: true, title: `database ${path} will be created at first start` };
+      return [{ ok: true, title: `database ${path} will be created at first start` }];
     } catch {
-      return {
-        ok: false,
-        title: `database ${path} can be created`,
-        detail: `${folder} is not writable`,
-        fix: "set HERMES_MCP_DB_PATH to a file in a folder you own",
-      };
+      return [
+        {
+          ok: false,
+          title: `database ${path} can be created`,
+          detail: `${folder} is not writable`,
+          fix: "set HERMES_MCP_DB_PATH to a file in a folder you own",
+        },
+      ];
     }
   }
   const title = `database ${path} writable and private`;
-  // Modes first: opening through the store would tighten them and hide the problem.
-  const fileMode = statSync(path).mode & 0o777;
-  const dirMode = statSync(dirname(path)).mode & 0o777;
-  if (fileMode & 0o077 || dirMode & 0o077) {
-    return {
-      ok: false,
-      title,
-      detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`,
-      fix: `chmod 600 ${path} && chmod 700 ${dirname(path)}`,
-    };
-  }
+  let version: number;
   try {
     const db = new Database(path, { readwrite: true, create: false });
     try {
       db.exec("PRAGMA busy_timeout = 5000");
       // The file as serve would take it: ours (or empty), not a newer one's, not another program's.
-      schemaVersionOf(db);
+      version = schemaVersionOf(db);
       db.exec("BEGIN IMMEDIATE; ROLLBACK;");
     } finally {
       db.close();
     }
-    return { ok: true, title };
   } catch (error) {
     const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
-    if (refusal) return { ok: false, title: `database ${path} usable`, detail: `it ${refusal.problem}`, fix: refusal.fix };
-    return { ok: false, title, detail: (error as Error).message, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" };
+    // Another program's file gets no chmod advice: it is not ours to tighten.
+    if (refusal) return [{ ok: false, title: `database ${path} usable`, detail: `it ${refusal.problem}`, fix: refusal.fix }];
+    return [{ ok: false, title, detail: (error as Error).message, fix: "set HERMES_MCP_DB_PATH to a file in a folder you own" }];
   }
+  const fileMode = statSync(path).mode & 0o777;
+  const dirMode = statSync(dirname(path)).mode & 0o777;
+  const checks: Check[] =
+    fileMode & 0o077 || dirMode & 0o077
+      ? [
+          {
+            ok: false,
+            title,
+            detail: `file mode ${fileMode.toString(8)}, folder mode ${dirMode.toString(8)}`,
+            fix: `chmod 600 ${path} && chmod 700 ${dirname(path)}`,
+          },
+        ]
+      : [{ ok: true, title }];
+  if (version > 0 && version < MIGRATIONS.length) {
+    checks.push({
+      ok: true,
+      warn: true,
+      title: `database ${path} from an older hermes-mcp (schema ${version}; this one writes ${MIGRATIONS.length})`,
+      fix: "`hermes-mcp serve` upgrades it at start, keeping every connection",
+    });
+  }
+  return checks;
 }
 
 function nearestExisting(dir: string): string {
@@ -151,7 +169,7 @@ export function dynamicClientsCheck(config: Config): Check[] {
   let addressLocks: { count: number; longest: number | null } = { count: 0, longest: null };
   if (existsSync(config.dbPath)) {
     try {
-      const store = openStore(config.dbPath);
+      const store = inspectStore(config.dbPath);
       try {
         passwordSet = hasConsentPassword(store);
         const limiter = new Limiter(store.oauth.limits, Date.now);

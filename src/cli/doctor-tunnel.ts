@@ -5,7 +5,7 @@ import type { Config } from "../config/load.ts";
 import { protectedResourceMetadataUrl } from "../http/app.ts";
 import { PROBE_KEY_SETTING, PROBE_PATH, PROBE_STREAM_GAP_MS, probeProof } from "../http/tunnel-probe.ts";
 import type { DaemonHolder } from "../store/daemon-lock.ts";
-import { openStore } from "../store/index.ts";
+import { inspectStore } from "../store/index.ts";
 import type { Check } from "./doctor-checks.ts";
 import {
   clockCheck,
@@ -74,7 +74,7 @@ async function probe(issuer: string, challenge: string): Promise<ProbeResult> {
 function fromDatabase(config: Config): { probeKey: string | null; grants: { grants: number; used: number } | null } {
   if (!existsSync(config.dbPath)) return { probeKey: null, grants: null };
   try {
-    const store = openStore(config.dbPath);
+    const store = inspectStore(config.dbPath);
     try {
       return { probeKey: store.oauth.settings.get(PROBE_KEY_SETTING), grants: store.oauth.grants.useSummary() };
     } finally {

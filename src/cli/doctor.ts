@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, missingApiKeyWarning, withBoundPort } from "..
 import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
-import { type Check, databaseCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { type Check, databaseChecks, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { checksAsJson } from "./doctor-json.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";
 import { styleFor } from "./style.ts";
@@ -43,7 +43,7 @@ export default defineCommand({
       for (const warning of warnings) checks.push({ ok: true, warn: true, title: warning });
       checks.push(
         ...(await gatewayChecks(config)),
-        databaseCheck(config),
+        ...databaseChecks(config),
         ...dynamicClientsCheck(config),
         await portCheck(config, running),
         ...issuerChecks(config),

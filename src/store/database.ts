@@ -47,6 +47,38 @@ export function openDatabase(path: string): OpenedDatabase {
   return { db, fixes };
 }
 
+/**
+ * Opens an existing database only to read it as it is (doctor's promise: it changes nothing): no file created, no mode
+ * tightened, no journal mode set, no migration; refused unless it is at this binary's schema. Read-write, with SQLite
+ * refusing every write (query_only): a read-only connection to a WAL database leaves its -wal and -shm files behind,
+ * a read-write one removes them when it is the last to close.
+ */
+export function inspectDatabase(path: string): Database {
+  let db: Database;
+  try {
+    db = new Database(path, { readwrite: true, create: false, strict: true });
+  } catch (error) {
+    throw new StoreError(`cannot open the database ${path}: ${(error as Error).message}`);
+  }
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA query_only = ON");
+    const version = schemaVersionOf(db);
+    if (version < MIGRATIONS.length) throw new OlderSchema(version);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** A database an older hermes-mcp wrote: `serve` (or any command that writes) upgrades it; read as it is, it is not ours to read. */
+export class OlderSchema extends StoreError {
+  constructor(readonly version: number) {
+    super(`was written by an older hermes-mcp (schema ${version}; this one writes ${MIGRATIONS.length})`);
+  }
+}
+
 /** A file hermes-mcp will not use as its database: what is wrong with it, and what to do (doctor shows them apart). */
 export class SchemaRefusal extends StoreError {
   constructor(

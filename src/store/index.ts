@@ -1,7 +1,7 @@
 // The store facade: one opened database and its typed tables, plus a cheap "did another process write?" probe.
 import type { Database } from "bun:sqlite";
 import { dataVersionAtMostEveryMs } from "./commit-probe.ts";
-import { openDatabase } from "./database.ts";
+import { inspectDatabase, openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
 import { OAuthStore } from "./oauth-store.ts";
 import { PersonalTokenStore } from "./personal-tokens.ts";
@@ -39,6 +39,15 @@ const BACKSTOP_FRAMES = 4000;
 export function openStore(path: string): Store {
   const { db, fixes } = openDatabase(path);
   db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
+  return storeOn(db, fixes);
+}
+
+/** The database as it is, to read (doctor): nothing created, tightened or upgraded, and SQLite refuses any write. */
+export function inspectStore(path: string): Store {
+  return storeOn(inspectDatabase(path), []);
+}
+
+function storeOn(db: Database, fixes: string[]): Store {
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
   const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);

@@ -1,10 +1,11 @@
 // The command line as a user runs it: mint-client, token, doctor, --version/--help, and serve's refusals.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { createToken, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
@@ -186,6 +187,46 @@ describe("hermes-mcp doctor", () => {
     expect(serve.code).toBe(1);
     expect(serve.stderr).toContain(`the database ${foreign} holds another program's tables`);
     expect(readFileSync(foreign).equals(before)).toBe(true);
+  });
+
+  test("a database an older hermes-mcp wrote, loosely moded: doctor says so and leaves it exactly as it was", async () => {
+    const h = home();
+    const folder = join(h, "old-data");
+    mkdirSync(folder, { mode: 0o755 });
+    chmodSync(folder, 0o755);
+    const path = join(folder, "hermes-mcp.db");
+    const old = new Database(path);
+    old.exec("PRAGMA journal_mode = WAL");
+    for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
+    old.exec("PRAGMA user_version = 3");
+    old.close();
+    chmodSync(path, 0o644);
+    const before = readFileSync(path);
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, HERMES_MCP_DB_PATH: path }, h);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`✖ database ${path} writable and private — file mode 644, folder mode 755`);
+    expect(result.stdout).toContain(`⚠ database ${path} from an older hermes-mcp (schema 3; this one writes ${MIGRATIONS.length})`);
+    expect(result.stdout).toContain("fix: `hermes-mcp serve` upgrades it at start, keeping every connection");
+    // The fix it printed is still the fix: nothing was tightened, upgraded or left beside it.
+    expect(statSync(path).mode & 0o777).toBe(0o644);
+    expect(statSync(folder).mode & 0o777).toBe(0o755);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(readdirSync(folder)).toEqual(["hermes-mcp.db"]);
+  });
+
+  test("doctor reads the current database without changing it, even while serve is away", async () => {
+    const h = home();
+    const folder = join(h, "data");
+    mkdirSync(folder, { mode: 0o700 });
+    const path = join(folder, "hermes-mcp.db");
+    const made = openStore(path);
+    made.close();
+    const before = readFileSync(path);
+    const result = await doctor({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url, HERMES_MCP_DB_PATH: path }, h);
+    expect(result.stdout).toContain(`✔ database ${path} writable and private`);
+    expect(result.stdout).toContain("⚠ apps that register themselves (Claude Code, Codex, Cursor, VS Code) cannot connect yet");
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(readdirSync(folder)).toEqual(["hermes-mcp.db"]);
   });
 
   test("reads the key from ~/.hermes/.env and says so", async () => {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { openDatabase, StoreError } from "../../src/store/database.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { openStore } from "../../src/store/index.ts";
+import { inspectStore, openStore } from "../../src/store/index.ts";
 import type { JobRow } from "../../src/store/jobs.ts";
 
 const dirs: string[] = [];
@@ -94,6 +94,28 @@ describe("openDatabase", () => {
 
   test("a path that cannot be created gives an error naming HERMES_MCP_DB_PATH", () => {
     expect(() => openDatabase("/proc/hermes-mcp-test/x.db")).toThrow(/HERMES_MCP_DB_PATH/);
+  });
+});
+
+describe("inspectStore", () => {
+  test("reads the database as it is: SQLite refuses a write, nothing is left beside it, an older one is not read", () => {
+    const dir = tempDir();
+    const path = join(dir, "hermes-mcp.db");
+    openStore(path).close();
+    const store = inspectStore(path);
+    expect(store.jobs.list({ limit: 5 }).length).toBe(0);
+    expect(() => store.db.exec("DELETE FROM jobs")).toThrow(/readonly|read-only/i);
+    store.close();
+    expect(readdirSync(dir)).toEqual(["hermes-mcp.db"]);
+    const old = join(dir, "old.db");
+    const db = new Database(old);
+    for (const sql of MIGRATIONS.slice(0, 3)) db.exec(sql);
+    db.exec("PRAGMA user_version = 3");
+    db.close();
+    expect(() => inspectStore(old)).toThrow(`was written by an older hermes-mcp (schema 3; this one writes ${MIGRATIONS.length})`);
+    expect(new Database(old).query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version).toBe(3);
+    expect(() => inspectStore(join(dir, "missing.db"))).toThrow(StoreError);
+    expect(readdirSync(dir).sort()).toEqual(["hermes-mcp.db", "old.db"]);
   });
 });
 
