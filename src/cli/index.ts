@@ -16,6 +16,8 @@ const main = defineCommand({
     "set-password": () => import("./set-password.ts").then((m) => m.default),
     clients: () => import("./clients.ts").then((m) => m.default),
     jobs: () => import("./jobs.ts").then((m) => m.default),
+    backup: () => import("./backup.ts").then((m) => m.default),
+    restore: () => import("./restore.ts").then((m) => m.default),
     service: () => import("./service.ts").then((m) => m.default),
     connect: () => import("./connect.ts").then((m) => m.default),
   },

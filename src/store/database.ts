@@ -49,26 +49,40 @@ export function openDatabase(path: string): OpenedDatabase {
 
 /**
  * Opens an existing database only to read it as it is (doctor's promise: it changes nothing): no file created, no mode
- * tightened, no journal mode set, no migration; refused unless it is at this binary's schema. Read-write, with SQLite
- * refusing every write (query_only): a read-only connection to a WAL database leaves its -wal and -shm files behind,
- * a read-write one removes them when it is the last to close.
+ * tightened, no journal mode set, no migration; refused unless it is at this binary's schema.
  */
 export function inspectDatabase(path: string): Database {
+  const { db, version } = openForReading(path);
+  if (version < MIGRATIONS.length) {
+    db.close();
+    throw new OlderSchema(version);
+  }
+  return db;
+}
+
+/**
+ * Opens an existing database to read, with SQLite refusing every write (query_only), and its schema version; the
+ * refusals of schemaVersionOf and unreadableRefusal apply. Read-write where the file allows: a read-only connection to
+ * a WAL database leaves its -wal and -shm files behind, a read-write one removes them when it is the last to close.
+ */
+export function openForReading(path: string): { db: Database; version: number } {
   let db: Database;
   try {
     db = new Database(path, { readwrite: true, create: false, strict: true });
-  } catch (error) {
-    throw new StoreError(`cannot open the database ${path}: ${(error as Error).message}`);
+  } catch {
+    try {
+      db = new Database(path, { readonly: true, strict: true });
+    } catch (error) {
+      throw new StoreError(`cannot open ${path}: ${(error as Error).message}`);
+    }
   }
   try {
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA query_only = ON");
-    const version = schemaVersionOf(db);
-    if (version < MIGRATIONS.length) throw new OlderSchema(version);
-    return db;
+    return { db, version: schemaVersionOf(db) };
   } catch (error) {
     db.close();
-    throw error;
+    throw error instanceof SchemaRefusal ? error : (unreadableRefusal(error) ?? error);
   }
 }
 
@@ -82,6 +96,8 @@ export class OlderSchema extends StoreError {
 /** A file hermes-mcp will not use as its database: what is wrong with it, and what to do (doctor shows them apart). */
 export class SchemaRefusal extends StoreError {
   constructor(
+    /** A newer hermes-mcp's database, another program's, or no database hermes-mcp can read (not one, or damaged). */
+    readonly kind: "newer" | "foreign" | "unreadable",
     readonly problem: string,
     readonly fix: string,
   ) {
@@ -104,10 +120,15 @@ export function schemaVersionOf(db: Database): number {
     .get();
   const current = read?.version ?? 0;
   if (current > latest)
-    throw new SchemaRefusal(`was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest})`, "upgrade hermes-mcp");
+    throw new SchemaRefusal(
+      "newer",
+      `was written by a newer hermes-mcp (schema ${current}, this binary knows ${latest})`,
+      "upgrade hermes-mcp",
+    );
   // Threat: HERMES_MCP_DB_PATH pointed at another program's database (Hermes's own, say): never write our tables into it.
   if (current === 0 && read?.tables)
     throw new SchemaRefusal(
+      "foreign",
       "holds another program's tables and no hermes-mcp schema, so hermes-mcp leaves it alone",
       "set HERMES_MCP_DB_PATH to a file of its own",
     );
@@ -119,6 +140,7 @@ export function unreadableRefusal(error: unknown): SchemaRefusal | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== "SQLITE_NOTADB" && code !== "SQLITE_CORRUPT") return null;
   return new SchemaRefusal(
+    "unreadable",
     `is not a database hermes-mcp can read (${(error as Error).message}: another program's file, or a damaged one)`,
     "set HERMES_MCP_DB_PATH to a file of its own, or move this one aside to start afresh (every client then connects again)",
   );

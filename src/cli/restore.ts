@@ -1,0 +1,43 @@
+// `hermes-mcp restore FILE`: puts a backup in place of the database while serve is stopped, keeping the one it replaces.
+import { defineCommand } from "citty";
+import { resolve } from "node:path";
+import { expandHome } from "../config/home-path.ts";
+import { restoreDatabase } from "../store/backup.ts";
+import { DaemonLockedError } from "../store/daemon-lock.ts";
+import { StoreError } from "../store/database.ts";
+import { MIGRATIONS } from "../store/migrations.ts";
+import { describeContents } from "./backup-contents.ts";
+import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
+
+export default defineCommand({
+  meta: {
+    name: "restore",
+    description: "Put a backup in place of the database (serve stopped); the database it replaces is kept beside it",
+  },
+  args: { file: { type: "positional", required: true, description: "A file `hermes-mcp backup` wrote" } },
+  run: ({ args }) =>
+    guarded(() => {
+      const { config } = loadConfigOrExit();
+      const file = resolve(expandHome(args.file, process.env.HOME));
+      // As serve does: the lock file and the database's -wal and -shm files are created private.
+      process.umask(0o077);
+      let restored;
+      try {
+        restored = restoreDatabase(config.dbPath, file);
+      } catch (error) {
+        if (error instanceof DaemonLockedError)
+          throw new CliExit(
+            `${error.message}. Nothing was changed: stop it first (systemctl --user stop hermes-mcp, or Ctrl-C where it runs), restore, then start it again.`,
+          );
+        if (error instanceof StoreError) throw new CliExit(`${error.message}; nothing was changed`);
+        throw error;
+      }
+      const { contents, aside } = restored;
+      const upgraded = contents.version < MIGRATIONS.length ? `; upgraded to schema ${MIGRATIONS.length}` : "";
+      ui.success(`Restored ${file} into ${config.dbPath} (${describeContents(contents)}${upgraded}).`);
+      if (aside) ui.info(`The database it replaced is kept at ${aside}.`);
+      ui.info(
+        "Start hermes-mcp again. What came after the backup is not in it: a client that signed in or refreshed its token since signs in once more, and a personal token created since is gone.",
+      );
+    }),
+});

@@ -1,0 +1,152 @@
+// Backups of the database: a consistent copy taken while serve runs, and putting one back while it does not.
+import type { Database } from "bun:sqlite";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { acquireDaemonLock } from "./daemon-lock.ts";
+import { openForReading, SchemaRefusal, StoreError } from "./database.ts";
+import { openStore } from "./index.ts";
+
+/** What a backup holds, as the owner recognises it. */
+export interface BackupContents {
+  /** The schema version it was written at (an older one is upgraded when restored). */
+  version: number;
+  bytes: number;
+  jobs: number;
+  /** Registered and metadata-document apps (the static client lives in the env file, not here). */
+  apps: number;
+  personalTokens: number;
+  /** Signed-in connections: OAuth grants, each with its refresh token. */
+  connections: number;
+}
+
+/**
+ * Writes a consistent copy of the database at `dbPath` to `target`, safe while serve runs: VACUUM INTO reads one
+ * snapshot, the commits still in the -wal file included, which a plain copy of the .db file misses.
+ */
+export function backupDatabase(dbPath: string, target: string): BackupContents {
+  if (!existsSync(dbPath))
+    throw new StoreError(`there is no database at ${dbPath} yet: nothing to back up (the first \`serve\` creates it)`);
+  if (resolve(target) === resolve(dbPath)) throw new StoreError(`${target} is the database itself: name a new file`);
+  // A backup never replaces a file: an older backup, or anything else there, stays as it was.
+  if (existsSync(target)) throw new StoreError(`${target} already exists: name a new file (a backup never overwrites one)`);
+  const folder = dirname(resolve(target));
+  if (!existsSync(folder)) throw new StoreError(`the folder ${folder} does not exist: create it first`);
+  let db: Database;
+  try {
+    db = openForReading(dbPath).db;
+  } catch (error) {
+    if (error instanceof SchemaRefusal) throw new StoreError(`the database ${dbPath} ${error.problem}: ${error.fix}`);
+    throw error;
+  }
+  // VACUUM INTO writes only the new file, but SQLite's query_only counts it as a write.
+  db.exec("PRAGMA query_only = OFF");
+  // Threat: a local user reading the copy (token hashes, job results): it is created 0600 from its first byte.
+  const umask = process.umask(0o077);
+  try {
+    db.query("VACUUM INTO ?").run(target);
+  } catch (error) {
+    // A failed VACUUM INTO can leave an empty file behind; it is ours (the name was free a moment ago).
+    rmSync(target, { force: true });
+    throw new StoreError(`could not write ${target}: ${(error as Error).message}`);
+  } finally {
+    process.umask(umask);
+    db.close();
+  }
+  chmodSync(target, 0o600);
+  return contentsOf(target);
+}
+
+/** Checks that `file` is an undamaged hermes-mcp database this binary can restore, and says what it holds. */
+export function contentsOf(file: string): BackupContents {
+  if (!existsSync(file)) throw new StoreError(`${file} does not exist`);
+  let opened: { db: Database; version: number };
+  try {
+    opened = openForReading(file);
+  } catch (error) {
+    if (!(error instanceof SchemaRefusal)) throw error;
+    const fix = { newer: "restore it with that hermes-mcp", foreign: "it is no hermes-mcp backup", unreadable: "use another backup" }[
+      error.kind
+    ];
+    throw new StoreError(`${file} ${error.problem}: ${fix}`);
+  }
+  const { db, version } = opened;
+  try {
+    const verdict = db
+      .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+      .all()
+      .map((row) => row.integrity_check)
+      .join("; ");
+    if (verdict !== "ok") throw new StoreError(`${file} is damaged (integrity check: ${verdict.slice(0, 200)}): use another backup`);
+    if (version === 0) throw new StoreError(`${file} is an empty database, not a hermes-mcp backup`);
+    const count = (sql: string): number => db.query<{ n: number }, []>(sql).get()?.n ?? 0;
+    return {
+      version,
+      bytes: statSync(file).size,
+      jobs: count("SELECT count(*) AS n FROM jobs"),
+      // The OAuth tables arrived with schema 2.
+      apps: version >= 2 ? count("SELECT count(*) AS n FROM oauth_clients WHERE kind <> 'static'") : 0,
+      personalTokens: count("SELECT count(*) AS n FROM personal_tokens"),
+      connections: version >= 2 ? count("SELECT count(*) AS n FROM oauth_grants") : 0,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts the backup `file` in place of the database at `dbPath`, holding the daemon lock so no serve runs meanwhile
+ * (DaemonLockedError when one does). The database it replaces is moved aside, never deleted, even a damaged one; the
+ * restored copy is upgraded to this binary's schema at once, so a problem shows here rather than at the next start.
+ */
+export function restoreDatabase(dbPath: string, file: string, now = new Date()): { contents: BackupContents; aside: string | null } {
+  if (resolve(file) === resolve(dbPath)) throw new StoreError(`${file} is the database itself: name a backup file`);
+  const contents = contentsOf(file);
+  const lock = acquireDaemonLock(dbPath, "restore");
+  try {
+    const aside = existsSync(dbPath) ? moveAside(dbPath, now) : null;
+    const incoming = `${dbPath}.restoring`;
+    rmSync(incoming, { force: true });
+    copyFileSync(file, incoming);
+    chmodSync(incoming, 0o600);
+    syncPath(incoming);
+    renameSync(incoming, dbPath);
+    syncPath(dirname(dbPath));
+    openStore(dbPath).close();
+    return { contents, aside };
+  } finally {
+    lock.release();
+  }
+}
+
+/** Moves the database at `dbPath` (with its -wal and -shm files) to `<db>.before-restore-<UTC time>`; returns that name. */
+function moveAside(dbPath: string, now: Date): string {
+  try {
+    // Closing the last connection folds the -wal file back into the database.
+    openForReading(dbPath).db.close();
+  } catch (error) {
+    // Another program's file is not ours to move (HERMES_MCP_DB_PATH names the wrong file). A newer hermes-mcp's or a
+    // damaged database is moved as it is: that is what restoring is for.
+    if (error instanceof SchemaRefusal && error.kind === "foreign")
+      throw new StoreError(`${dbPath} ${error.problem}: set HERMES_MCP_DB_PATH to hermes-mcp's database, or to a new file to restore into`);
+  }
+  const aside = `${dbPath}.before-restore-${now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}`;
+  if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
+  renameSync(dbPath, aside);
+  // A -wal file left beside the restored database would be applied to it (SQLite finds it by name): it goes with the
+  // database it belongs to.
+  for (const suffix of ["-wal", "-shm"]) if (existsSync(dbPath + suffix)) renameSync(dbPath + suffix, aside + suffix);
+  return aside;
+}
+
+/** Flushes a file's or folder's contents to disk (a restore survives a power cut right after it). */
+function syncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,162 @@
+// `hermes-mcp backup` and `restore` as the owner runs them: a copy taken while serve runs, put back after a loss.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+
+let gateway: FakeGateway;
+const home = tempHomes();
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+});
+afterAll(async () => {
+  await gateway.stop();
+});
+
+const env = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
+const dbOf = (h: string): string => join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+const count = (path: string, table: string): number => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? -1;
+  } finally {
+    db.close();
+  }
+};
+
+/** One tools/call hermes_ask over plain HTTP: the status, and the answer's text. */
+async function ask(url: string, token: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-06-18",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt: "hi" } } }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+test("a backup taken while serve runs holds what was just written; restore refuses while serve runs, then puts it back", async () => {
+  const h = home();
+  const before = await createToken(h, "before", env());
+  const daemon = await startTestDaemon({ home: h, env: env() });
+  const backup = join(h, "backups", "monday.db");
+  mkdirSync(join(h, "backups"));
+  try {
+    expect((await ask(daemon.url, before)).text).toContain('"status":"completed"');
+    const taken = await runCli(["backup", "backups/monday.db"], { home: h, env: env() });
+    expect(taken.code).toBe(0);
+    expect(taken.stderr).toContain(`Backed up ${dbOf(h)} to ${backup} (`);
+    expect(taken.stderr).toContain("schema 7, 1 job, 0 apps, 1 personal token, 0 signed-in connections");
+    expect(taken.stderr).toContain(`hermes-mcp restore ${backup}`);
+    // Private from its first byte: token hashes and job results.
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    expect(count(backup, "jobs")).toBe(1);
+    // A second backup never replaces the first.
+    const again = await runCli(["backup", backup], { home: h, env: env() });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already exists: name a new file");
+    // Restoring under a running daemon would pull its database from under it.
+    const dbBytes = readFileSync(dbOf(h));
+    const refused = await runCli(["restore", backup], { home: h, env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("hermes-mcp is already running on this database (pid");
+    expect(refused.stderr).toContain("Nothing was changed: stop it first");
+    expect(readFileSync(dbOf(h)).equals(dbBytes)).toBe(true);
+  } finally {
+    await daemon.stop();
+  }
+  // After the backup: a token the backup cannot know.
+  const after = await createToken(h, "after", env());
+  const restored = await runCli(["restore", "~/backups/monday.db"], { home: h, env: env() });
+  expect(restored.code).toBe(0);
+  expect(restored.stderr).toContain(`Restored ${backup} into ${dbOf(h)} (`);
+  const aside = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((name) => name.includes(".before-restore-"));
+  expect(aside).toMatch(/^hermes-mcp\.db\.before-restore-\d{8}T\d{6}Z$/);
+  expect(restored.stderr).toContain(`kept at ${join(h, ".local", "share", "hermes-mcp", aside as string)}`);
+  // The replaced database is kept whole: both tokens are in it.
+  expect(count(join(h, ".local", "share", "hermes-mcp", aside as string), "personal_tokens")).toBe(2);
+  const restarted = await startTestDaemon({ home: h, env: env() });
+  try {
+    expect((await ask(restarted.url, before)).text).toContain('"status":"completed"');
+    expect((await ask(restarted.url, after)).status).toBe(401);
+  } finally {
+    await restarted.stop();
+  }
+  // Changed their mind: the database kept aside (in WAL mode, as serve left it) goes back the same way, and reading it
+  // left no -wal or -shm file beside it.
+  await Bun.sleep(1100);
+  const undone = await runCli(["restore", join(h, ".local", "share", "hermes-mcp", aside as string)], { home: h, env: env() });
+  expect(undone.code).toBe(0);
+  expect(undone.stderr).toContain("2 personal tokens");
+  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => /-(wal|shm)$/.test(n))).toEqual([]);
+});
+
+test("restore refuses what is no hermes-mcp backup and changes nothing; a damaged database is replaced and kept aside", async () => {
+  const h = home();
+  await createToken(h, "mine", env());
+  const path = dbOf(h);
+  const original = readFileSync(path);
+  const foreign = join(h, "state.db");
+  const other = new Database(foreign);
+  other.exec("CREATE TABLE sessions (id TEXT)");
+  other.close();
+  const newer = join(h, "newer.db");
+  const later = new Database(newer);
+  later.exec("CREATE TABLE jobs (id TEXT); PRAGMA user_version = 999");
+  later.close();
+  const text = join(h, "notes.db");
+  writeFileSync(text, "x".repeat(4096));
+  const cases: [string, string][] = [
+    [foreign, "holds another program's tables and no hermes-mcp schema, so hermes-mcp leaves it alone: it is no hermes-mcp backup"],
+    [newer, "was written by a newer hermes-mcp (schema 999, this binary knows 7): restore it with that hermes-mcp"],
+    [text, "is not a database hermes-mcp can read"],
+    [join(h, "missing.db"), "missing.db does not exist"],
+    [path, "is the database itself"],
+  ];
+  for (const [file, message] of cases) {
+    const result = await runCli(["restore", file], { home: h, env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain("nothing was changed");
+  }
+  expect(readFileSync(path).equals(original)).toBe(true);
+  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => n.includes("before-restore"))).toEqual([]);
+
+  // A backup an older hermes-mcp wrote is upgraded as it is put back; the damaged database it replaces is kept.
+  const old = join(h, "old.db");
+  const db = new Database(old);
+  for (const sql of MIGRATIONS.slice(0, 3)) db.exec(sql);
+  db.exec("PRAGMA user_version = 3");
+  db.query("INSERT INTO personal_tokens (name, token_hash, created_at) VALUES ('old', 'h', 1)").run();
+  db.close();
+  writeFileSync(path, "damaged".repeat(1000));
+  const restored = await runCli(["restore", old], { home: h, env: env() });
+  expect(restored.code).toBe(0);
+  expect(restored.stderr).toContain(
+    `schema 3, 0 jobs, 0 apps, 1 personal token, 0 signed-in connections; upgraded to schema ${MIGRATIONS.length}`,
+  );
+  const listed = await runCli(["token", "list"], { home: h, env: env() });
+  expect(listed.stdout).toContain("old");
+  const aside = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((n) => n.includes("before-restore"));
+  expect(readFileSync(join(h, ".local", "share", "hermes-mcp", aside as string), "utf8")).toStartWith("damaged");
+});
+
+test("backup says what is wrong and writes nothing: no database yet, a folder that does not exist", async () => {
+  const h = home();
+  const none = await runCli(["backup", "b.db"], { home: h, env: env() });
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain("there is no database at");
+  expect(none.stderr).toContain("nothing was written");
+  await createToken(h, "mine", env());
+  const nowhere = await runCli(["backup", join(h, "no", "such", "b.db")], { home: h, env: env() });
+  expect(nowhere.code).toBe(1);
+  expect(nowhere.stderr).toContain(`the folder ${join(h, "no", "such")} does not exist: create it first`);
+  expect(readdirSync(h).filter((n) => n.endsWith(".db"))).toEqual([]);
+});
