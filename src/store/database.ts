@@ -142,7 +142,7 @@ export function unreadableRefusal(error: unknown): SchemaRefusal | null {
   return new SchemaRefusal(
     "unreadable",
     `is not a database hermes-mcp can read (${(error as Error).message}: another program's file, or a damaged one)`,
-    "set HERMES_MCP_DB_PATH to a file of its own, or move this one aside to start afresh (every client then connects again)",
+    "set HERMES_MCP_DB_PATH to a file of its own, put a backup in its place (`hermes-mcp restore FILE`), or move this one aside to start afresh (every client then connects again)",
   );
 }
 

@@ -75,7 +75,7 @@ describe("openDatabase", () => {
     const path = join(tempDir(), "hermes-mcp.db");
     writeFileSync(path, "not a database, just text that is long enough to fill the SQLite header and then some more bytes");
     expect(() => openDatabase(path)).toThrow(
-      `the database ${path} is not a database hermes-mcp can read (file is not a database: another program's file, or a damaged one): set HERMES_MCP_DB_PATH to a file of its own, or move this one aside`,
+      `the database ${path} is not a database hermes-mcp can read (file is not a database: another program's file, or a damaged one): set HERMES_MCP_DB_PATH to a file of its own, put a backup in its place (\`hermes-mcp restore FILE\`), or move this one aside`,
     );
   });
 
