@@ -18,7 +18,9 @@ import { createMcpEndpoint } from "./mcp/server.ts";
 import { oauthAccessTokenKind } from "./oauth/access-token-kind.ts";
 import { createOAuthServer } from "./oauth/server.ts";
 import { createTokenVerifier, personalTokenKind } from "./oauth/verify.ts";
+import { copyInto, fileStamp } from "./store/backup.ts";
 import { acquireDaemonLock, type DaemonLock } from "./store/daemon-lock.ts";
+import { type FileChange, fileIdentity } from "./store/file-identity.ts";
 import { openStore, type Store } from "./store/index.ts";
 
 export interface RunningDaemon {
@@ -38,6 +40,8 @@ export interface DaemonHooks {
   onServing?: () => void;
   /** Called each time the daemon goes quiet, before it gives memory back (start-up's quiet included). */
   onQuiet?: () => void;
+  /** Called once when the database file was found deleted or replaced (its contents already saved and logged): stop. */
+  onDatabaseLost?: () => void;
 }
 
 export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHooks = {}): RunningDaemon {
@@ -129,6 +133,27 @@ function serveOn(
 
   // Whether /mcp has been called since the last quiet spell.
   let serving = false;
+  // The database file deleted or replaced under the daemon: looked at once per quiet spell (a stat; no timer of its own).
+  const database = fileIdentity(config.dbPath);
+  let databaseLost = false;
+  const onDatabaseChange = (change: FileChange): void => {
+    databaseLost = true;
+    // What only this process can still read (its open file) is saved before it stops: a mistaken `rm` loses nothing.
+    const saved = `${config.dbPath}.${change}-${fileStamp(new Date())}`;
+    let kept: string | null = null;
+    try {
+      store.jobs.writeUnwritten();
+      copyInto(store.db, saved);
+      kept = saved;
+    } catch (error) {
+      log.error("could not save the database this process still holds", { error: (error as Error).message });
+    }
+    log.error(
+      `the database file ${config.dbPath} was ${change} while hermes-mcp ran: stopping, so nothing more goes to a file no command can open; the next start opens ${config.dbPath}`,
+      kept ? { saved: kept, fix: `if that was a mistake, stop hermes-mcp and run: hermes-mcp restore ${kept}` } : {},
+    );
+    hooks.onDatabaseLost?.();
+  };
   // Once quiet after work: the gateway's idle connections close (each would otherwise time out later on its own, and
   // run code after the code-page release), then memory goes back (src/memory-give-back.ts).
   const collector = idleCollector(
@@ -136,6 +161,8 @@ function serveOn(
     memoryGiveBack(store.db, log, () => {
       serving = false;
       hooks.onQuiet?.();
+      const change = databaseLost ? null : database.change();
+      if (change) onDatabaseChange(change);
       return { gateway_connections_closed: closeIdleGatewayConnections() };
     }),
   );

@@ -1,7 +1,7 @@
 // `hermes-mcp serve`: run the daemon until SIGTERM/SIGINT, then stop gracefully (jobs interrupted and recorded, database closed).
 import { defineCommand } from "citty";
 import type { Config } from "../config/load.ts";
-import { startDaemon } from "../daemon.ts";
+import { type RunningDaemon, startDaemon } from "../daemon.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
@@ -29,7 +29,7 @@ export default defineCommand({
       // Files we create (database, WAL) are private by default.
       process.umask(0o077);
       const log = createLogger(loaded.config.log.level, loaded.config.log.format);
-      let daemon;
+      let daemon: RunningDaemon | undefined;
       try {
         // While called, the request path is compiled early (SERVE_JIT_OPTIONS' thresholds at the normal policy); once
         // quiet, reluctant again, so the housekeeping a quiet daemon does (closing connections, reading its own memory
@@ -38,6 +38,8 @@ export default defineCommand({
         daemon = startDaemon(loaded, log, {
           onServing: () => Bun.unsafe.setJITPolicy(1),
           onQuiet: () => Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY),
+          // Status 1: systemd (Restart=on-failure) and launchd (KeepAlive unless it succeeded) start it again on the new file.
+          onDatabaseLost: () => void daemon?.stop().then(() => process.exit(1)),
         });
       } catch (error) {
         if (error instanceof DaemonLockedError) {

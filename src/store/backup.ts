@@ -38,23 +38,38 @@ export function backupDatabase(dbPath: string, target: string): BackupContents {
     if (error instanceof SchemaRefusal) throw new StoreError(`the database ${dbPath} ${error.problem}: ${error.fix}`);
     throw error;
   }
-  // VACUUM INTO writes only the new file, but SQLite's query_only counts it as a write.
-  db.exec("PRAGMA query_only = OFF");
+  try {
+    // VACUUM INTO writes only the new file, but SQLite's query_only counts it as a write.
+    db.exec("PRAGMA query_only = OFF");
+    copyInto(db, target);
+  } finally {
+    db.close();
+  }
+  return contentsOf(target);
+}
+
+/** Writes one consistent snapshot of the open database `db` to the new file `target` (mode 0600). */
+export function copyInto(db: Database, target: string): void {
   // Threat: a local user reading the copy (token hashes, job results): it is created 0600 from its first byte.
   const umask = process.umask(0o077);
   try {
     db.query("VACUUM INTO ?").run(target);
   } catch (error) {
-    // A failed VACUUM INTO can leave an empty file behind; it is ours (the name was free a moment ago).
+    // A failed VACUUM INTO can leave an empty file behind; it is ours (callers check the name was free).
     rmSync(target, { force: true });
     throw new StoreError(`could not write ${target}: ${(error as Error).message}`);
   } finally {
     process.umask(umask);
-    db.close();
   }
   chmodSync(target, 0o600);
-  return contentsOf(target);
 }
+
+/** A UTC time for a file name: 20261124T235900Z. */
+export const fileStamp = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 
 /** Checks that `file` is an undamaged hermes-mcp database this binary can restore, and says what it holds. */
 export function contentsOf(file: string): BackupContents {
@@ -129,10 +144,7 @@ function moveAside(dbPath: string, now: Date): string {
     if (error instanceof SchemaRefusal && error.kind === "foreign")
       throw new StoreError(`${dbPath} ${error.problem}: set HERMES_MCP_DB_PATH to hermes-mcp's database, or to a new file to restore into`);
   }
-  const aside = `${dbPath}.before-restore-${now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z")}`;
+  const aside = `${dbPath}.before-restore-${fileStamp(now)}`;
   if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
   renameSync(dbPath, aside);
   // A -wal file left beside the restored database would be applied to it (SQLite finds it by name): it goes with the

@@ -1,7 +1,7 @@
-// `hermes-mcp backup` and `restore` as the owner runs them: a copy taken while serve runs, put back after a loss.
+// The database's safety as the owner meets it: `backup` while serve runs, `restore` after a loss, and the file deleted or replaced under serve.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
@@ -160,3 +160,63 @@ test("backup says what is wrong and writes nothing: no database yet, a folder th
   expect(nowhere.stderr).toContain(`the folder ${join(h, "no", "such")} does not exist: create it first`);
   expect(readdirSync(h).filter((n) => n.endsWith(".db"))).toEqual([]);
 });
+
+/** Waits for the daemon to exit on its own (it looks once quiet, 5 s after its last request); its status, or null. */
+async function exitWithin(proc: { exited: Promise<number> }, ms: number): Promise<number | null> {
+  return Promise.race([proc.exited, Bun.sleep(ms).then(() => null)]);
+}
+
+test("deleted under serve: it saves what it still holds, says how to get it back, and exits 1 so a supervisor restarts it", async () => {
+  const h = home();
+  await createToken(h, "laptop", env());
+  const daemon = await startTestDaemon({ home: h, env: env() });
+  try {
+    // A token made while it runs lives only in this database.
+    await createToken(h, "phone", env());
+    rmSync(join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db"));
+    const status = await exitWithin(daemon.proc, 15_000);
+    expect(status).toBe(1);
+    const saved = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((name) => /^hermes-mcp\.db\.deleted-\d{8}T\d{6}Z$/.test(name));
+    expect(saved).toBeDefined();
+    const path = join(join(h, ".local", "share", "hermes-mcp"), saved as string);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const db = new Database(path, { readonly: true });
+    expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM personal_tokens").get()?.n).toBe(2);
+    db.close();
+    expect(daemon.logs()).toContain(
+      `the database file ${join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db")} was deleted while hermes-mcp ran: stopping`,
+    );
+    expect(daemon.logs()).toContain(`hermes-mcp restore ${path}`);
+    // The way back it names works.
+    const restored = await runCli(["restore", path], { home: h, env: env() });
+    expect(restored.code).toBe(0);
+    expect(restored.stderr).toContain("2 personal tokens");
+  } finally {
+    daemon.proc.kill("SIGKILL");
+  }
+}, 30_000);
+
+test("replaced under serve (a file moved over it): the same, and the next start uses the new file", async () => {
+  const h = home();
+  await createToken(h, "laptop", env());
+  const other = join(h, "other.db");
+  const backup = await runCli(["backup", other], { home: h, env: env() });
+  expect(backup.code).toBe(0);
+  const daemon = await startTestDaemon({ home: h, env: env() });
+  try {
+    renameSync(other, join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db"));
+    expect(await exitWithin(daemon.proc, 15_000)).toBe(1);
+    expect(daemon.logs()).toContain("was replaced while hermes-mcp ran: stopping");
+    expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).some((name) => name.startsWith("hermes-mcp.db.replaced-"))).toBe(true);
+  } finally {
+    daemon.proc.kill("SIGKILL");
+  }
+  const next = await startTestDaemon({ home: h, env: env() });
+  try {
+    expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
+    // Quiet again and the file unchanged: it stays up.
+    expect(await exitWithin(next.proc, 7_000)).toBeNull();
+  } finally {
+    await next.stop();
+  }
+}, 40_000);
