@@ -3,8 +3,7 @@ import type { Database } from "bun:sqlite";
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { acquireDaemonLock } from "./daemon-lock.ts";
-import { openForReading, SchemaRefusal, StoreError } from "./database.ts";
-import { openStore } from "./index.ts";
+import { openDatabase, openForReading, SchemaRefusal, StoreError } from "./database.ts";
 
 /** What a backup holds, as the owner recognises it. */
 export interface BackupContents {
@@ -111,30 +110,32 @@ export function contentsOf(file: string): BackupContents {
 /**
  * Puts the backup `file` in place of the database at `dbPath`, holding the daemon lock so no serve runs meanwhile
  * (DaemonLockedError when one does). The database it replaces is moved aside, never deleted, even a damaged one; the
- * restored copy is upgraded to this binary's schema at once, so a problem shows here rather than at the next start.
+ * restored copy is upgraded to this binary's schema first, so a problem shows here rather than at the next start. Every
+ * check and the copy come before the renames: until they run, a failure changes nothing.
  */
 export function restoreDatabase(dbPath: string, file: string, now = new Date()): { contents: BackupContents; aside: string | null } {
   if (resolve(file) === resolve(dbPath)) throw new StoreError(`${file} is the database itself: name a backup file`);
   const contents = contentsOf(file);
   const lock = acquireDaemonLock(dbPath, "restore");
   try {
-    const aside = existsSync(dbPath) ? moveAside(dbPath, now) : null;
-    const incoming = `${dbPath}.restoring`;
-    rmSync(incoming, { force: true });
-    copyFileSync(file, incoming);
-    chmodSync(incoming, 0o600);
-    syncPath(incoming);
+    const aside = existsSync(dbPath) ? asideName(dbPath, now) : null;
+    const incoming = upgradedCopy(file, `${dbPath}.restoring`);
+    if (aside) {
+      renameSync(dbPath, aside);
+      // A -wal file left beside the restored database would be applied to it (SQLite finds it by name): it goes with
+      // the database it belongs to.
+      for (const suffix of ["-wal", "-shm"]) if (existsSync(dbPath + suffix)) renameSync(dbPath + suffix, aside + suffix);
+    }
     renameSync(incoming, dbPath);
     syncPath(dirname(dbPath));
-    openStore(dbPath).close();
     return { contents, aside };
   } finally {
     lock.release();
   }
 }
 
-/** Moves the database at `dbPath` (with its -wal and -shm files) to `<db>.before-restore-<UTC time>`; returns that name. */
-function moveAside(dbPath: string, now: Date): string {
+/** Where the database at `dbPath` goes when a backup replaces it: `<db>.before-restore-<UTC time>`, checked free. */
+function asideName(dbPath: string, now: Date): string {
   try {
     // Closing the last connection folds the -wal file back into the database.
     openForReading(dbPath).db.close();
@@ -146,11 +147,24 @@ function moveAside(dbPath: string, now: Date): string {
   }
   const aside = `${dbPath}.before-restore-${fileStamp(now)}`;
   if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
-  renameSync(dbPath, aside);
-  // A -wal file left beside the restored database would be applied to it (SQLite finds it by name): it goes with the
-  // database it belongs to.
-  for (const suffix of ["-wal", "-shm"]) if (existsSync(dbPath + suffix)) renameSync(dbPath + suffix, aside + suffix);
   return aside;
+}
+
+/** `file` copied to `target` (0600), upgraded to this binary's schema and on disk; nothing is left behind if that fails. */
+function upgradedCopy(file: string, target: string): string {
+  const leftovers = [target, `${target}-wal`, `${target}-shm`];
+  for (const path of leftovers) rmSync(path, { force: true });
+  try {
+    copyFileSync(file, target);
+    chmodSync(target, 0o600);
+    // Closed as the only connection, its WAL is folded back: the one file is the whole database.
+    openDatabase(target).db.close();
+    syncPath(target);
+    return target;
+  } catch (error) {
+    for (const path of leftovers) rmSync(path, { force: true });
+    throw new StoreError(`the backup ${file} could not be made ready (${(error as Error).message}): use another backup`);
+  }
 }
 
 /** Flushes a file's or folder's contents to disk (a restore survives a power cut right after it). */

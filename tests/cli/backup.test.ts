@@ -113,12 +113,20 @@ test("restore refuses what is no hermes-mcp backup and changes nothing; a damage
   later.close();
   const text = join(h, "notes.db");
   writeFileSync(text, "x".repeat(4096));
+  // Sound and at an older schema, so it passes every check, but its upgrade fails (a table the next step creates is
+  // already there): the copy is upgraded before anything is moved, so the database in place is untouched.
+  const unupgradable = join(h, "odd.db");
+  const odd = new Database(unupgradable);
+  for (const sql of MIGRATIONS.slice(0, 3)) odd.exec(sql);
+  odd.exec("CREATE TABLE oauth_grants_v4 (id TEXT); PRAGMA user_version = 3");
+  odd.close();
   const cases: [string, string][] = [
     [foreign, "holds another program's tables and no hermes-mcp schema, so hermes-mcp leaves it alone: it is no hermes-mcp backup"],
     [newer, "was written by a newer hermes-mcp (schema 999, this binary knows 7): restore it with that hermes-mcp"],
     [text, "is not a database hermes-mcp can read"],
     [join(h, "missing.db"), "missing.db does not exist"],
     [path, "is the database itself"],
+    [unupgradable, `the backup ${unupgradable} could not be made ready (`],
   ];
   for (const [file, message] of cases) {
     const result = await runCli(["restore", file], { home: h, env: env() });
@@ -127,7 +135,7 @@ test("restore refuses what is no hermes-mcp backup and changes nothing; a damage
     expect(result.stderr).toContain("nothing was changed");
   }
   expect(readFileSync(path).equals(original)).toBe(true);
-  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => n.includes("before-restore"))).toEqual([]);
+  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => /before-restore|restoring/.test(n))).toEqual([]);
 
   // A backup an older hermes-mcp wrote is upgraded as it is put back; the damaged database it replaces is kept.
   const old = join(h, "old.db");
