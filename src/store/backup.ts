@@ -26,8 +26,6 @@ export function backupDatabase(dbPath: string, target: string): BackupContents {
   if (!existsSync(dbPath))
     throw new StoreError(`there is no database at ${dbPath} yet: nothing to back up (the first \`serve\` creates it)`);
   if (resolve(target) === resolve(dbPath)) throw new StoreError(`${target} is the database itself: name a new file`);
-  // A backup never replaces a file: an older backup, or anything else there, stays as it was.
-  if (existsSync(target)) throw new StoreError(`${target} already exists: name a new file (a backup never overwrites one)`);
   const folder = dirname(resolve(target));
   if (!existsSync(folder)) throw new StoreError(`the folder ${folder} does not exist: create it first`);
   let db: Database;
@@ -49,12 +47,15 @@ export function backupDatabase(dbPath: string, target: string): BackupContents {
 
 /** Writes one consistent snapshot of the open database `db` to the new file `target` (mode 0600). */
 export function copyInto(db: Database, target: string): void {
+  // A copy never replaces a file (an older backup, or anything else, stays as it was), so removing a failed one below
+  // can only remove what this call made.
+  if (existsSync(target)) throw new StoreError(`${target} already exists: name a new file (a backup never overwrites one)`);
   // Threat: a local user reading the copy (token hashes, job results): it is created 0600 from its first byte.
   const umask = process.umask(0o077);
   try {
     db.query("VACUUM INTO ?").run(target);
   } catch (error) {
-    // A failed VACUUM INTO can leave an empty file behind; it is ours (callers check the name was free).
+    // A failed VACUUM INTO can leave an empty file behind; it is ours (the name was free a moment ago).
     rmSync(target, { force: true });
     throw new StoreError(`could not write ${target}: ${(error as Error).message}`);
   } finally {
