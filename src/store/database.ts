@@ -55,7 +55,10 @@ export function inspectDatabase(path: string): Database {
   const { db, version } = openForReading(path);
   if (version < MIGRATIONS.length) {
     db.close();
-    throw new OlderSchema(version);
+    // Read as it is, an older schema may lack what the caller reads.
+    throw new StoreError(
+      `${path} was written by an older hermes-mcp (schema ${version}; this one writes ${MIGRATIONS.length}): \`hermes-mcp serve\` upgrades it`,
+    );
   }
   return db;
 }
@@ -83,13 +86,6 @@ export function openForReading(path: string): { db: Database; version: number } 
   } catch (error) {
     db.close();
     throw error instanceof SchemaRefusal ? error : (unreadableRefusal(error) ?? error);
-  }
-}
-
-/** A database an older hermes-mcp wrote: `serve` (or any command that writes) upgrades it; read as it is, it is not ours to read. */
-export class OlderSchema extends StoreError {
-  constructor(readonly version: number) {
-    super(`was written by an older hermes-mcp (schema ${version}; this one writes ${MIGRATIONS.length})`);
   }
 }
 
