@@ -1,11 +1,11 @@
 // Bounds what a messaging result may carry back to a remote client: large attachments are replaced by a note saying so.
 import type { CallToolResult } from "@modelcontextprotocol/client";
+import { sizeText } from "../size-text.ts";
 
 /** At most this much of a result goes back to a client (base64 attachments count at their encoded size). */
 export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
 const sizeOf = (value: unknown): number => JSON.stringify(value)?.length ?? 0;
-const sizeText = (bytes: number): string => (bytes >= 1048576 ? `${Math.round(bytes / 1048576)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
 
 /**
  * Content blocks are kept in order while they fit in `maxBytes`; a block that does not fit (an image, audio, or an
