@@ -23,6 +23,7 @@ export async function checkCommandLine(main: AnyCommand, rawArgs: string[]): Pro
   let command = main;
   let path = [(await resolve(main.meta ?? {}))?.name ?? "hermes-mcp"];
   let positionalsLeft: number | null = null;
+  const given = new Map<string, string>();
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i] as string;
     if (arg === "--") break;
@@ -33,7 +34,20 @@ export async function checkCommandLine(main: AnyCommand, rawArgs: string[]): Pro
         ([key, def]) => def.type !== "positional" && (kebab(key) === kebab(name) || aliasesOf(def).includes(name)),
       );
       if (known) {
-        if ((known[1].type === "string" || known[1].type === "enum") && !arg.includes("=")) i++;
+        if (known[1].type !== "string" && known[1].type !== "enum") continue;
+        const flag = `--${kebab(known[0])}`;
+        // The parser takes the next word as the value whatever it is: `--messaging --name z` would silently make
+        // "--name" the value and "z" a stray word, so a missing value is named here instead.
+        const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : rawArgs[++i];
+        if (value === undefined || (!arg.includes("=") && /^-[^\d]/.test(value)))
+          return {
+            message: `${flag} needs a value${value === undefined ? "" : ` before ${value}`} — write ${flag} VALUE or ${flag}=VALUE`,
+          };
+        // The last of two values would win silently (`--name a --name b` makes "b"), so two different ones are refused.
+        const earlier = given.get(flag);
+        if (earlier !== undefined && earlier !== value)
+          return { message: `${flag} is given twice ("${earlier}", then "${value}") — give it once` };
+        given.set(flag, value);
         continue;
       }
       if (BUILTIN_FLAGS.has(name) && command === main) continue;

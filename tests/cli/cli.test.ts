@@ -343,6 +343,24 @@ describe("mistakes are named", () => {
     expect(none.stderr).toContain("it takes no options");
   });
 
+  test("an option without its value, or given twice with different values, is refused before anything runs", async () => {
+    const h = home();
+    const bare = await runCli(["token", "create", "--name"], { home: h });
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain("--name needs a value — write --name VALUE or --name=VALUE");
+    const swallowed = await runCli(["token", "create", "--messaging", "--name", "z"], { home: h });
+    expect(swallowed.code).toBe(1);
+    expect(swallowed.stderr).toContain("--messaging needs a value before --name");
+    const twice = await runCli(["token", "create", "--name", "a", "--name=b"], { home: h });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('--name is given twice ("a", then "b") — give it once');
+    const negative = await runCli(["jobs", "list", "--limit", "-5"], { home: h });
+    expect(negative.stderr).toContain('--limit must be a whole number from 1 to 100000 (got "-5")');
+    expect((await runCli(["token", "list"], { home: h })).stdout).not.toMatch(/^(a|b|z)\s/m);
+    const same = await runCli(["token", "create", "--name", "c", "--name", "c"], { home: h });
+    expect(same.code).toBe(0);
+  });
+
   test("a typo of --help or --version is named too", async () => {
     const version = await runCli(["--versoin"], { home: home() });
     expect(version.code).toBe(1);
