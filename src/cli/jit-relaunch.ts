@@ -1,4 +1,7 @@
 // `serve` runs with JavaScriptCore tuned for a daemon: it re-executes itself once, same PID, with SERVE_JIT_OPTIONS set.
+import { readFileSync } from "node:fs";
+import { parseDotenv } from "../config/dotenv.ts";
+import { settingFiles } from "../config/user-paths.ts";
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
@@ -35,15 +38,39 @@ export const IDLE_JIT_POLICY = 100;
  * Returns only when no relaunch happens: already relaunched (or FTL_OPTION set by the owner, who may set it to 1),
  * Windows or a runtime without execve, or execve failed (then serve simply runs with JavaScriptCore's defaults).
  */
-export function relaunchForServing(env: Record<string, string | undefined> = process.env): void {
+export function relaunchForServing(
+  env: Record<string, string | undefined> = process.env,
+  fromFiles: Record<string, string> = jitOptionsInFiles(env),
+): void {
   if (env[FTL_OPTION] !== undefined || process.platform === "win32" || typeof process.execve !== "function") return;
   // A compiled binary's argv[1] is its embedded entry (/$bunfs/…), which Bun adds back itself; from source it is the script.
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
-  const options = Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? value]));
+  const options = {
+    ...fromFiles,
+    ...Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value])),
+  };
   try {
     process.execve(process.execPath, [process.execPath, ...args], { ...env, ...options });
   } catch {
     // Carry on as we are: the defaults cost memory after load and a little latency early on, nothing else.
   }
+}
+
+/**
+ * BUN_JSC_* options written in ./.env or the env file, which serve honours like any setting (the environment still
+ * wins). JavaScriptCore reads them only from the process's environment at start, so they ride along on the relaunch.
+ */
+function jitOptionsInFiles(env: Record<string, string | undefined>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const path of settingFiles(env).reverse()) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      continue; // no file, or unreadable: config loading names the problem right after
+    }
+    for (const [name, value] of Object.entries(parseDotenv(text).values)) if (name.startsWith("BUN_JSC_")) found[name] = value;
+  }
+  return found;
 }

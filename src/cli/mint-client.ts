@@ -1,6 +1,6 @@
 // `hermes-mcp mint-client [--write [--force]]`: a fresh static OAuth client id and 256-bit secret, printed as env lines or written to the env file.
 import { defineCommand } from "citty";
-import { userPaths } from "../config/load.ts";
+import { userPaths } from "../config/user-paths.ts";
 import { CliExit, guarded, ui } from "./common.ts";
 import { newStaticClient, writeStaticClient } from "./static-client.ts";
 

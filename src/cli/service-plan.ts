@@ -89,7 +89,7 @@ export function installPlan(context: ServiceContext, envFile: PlannedFile | null
       mode: 0o644,
       text: daemonSystemdUnit({
         execStart: systemdCommand(context.daemonArgv),
-        environmentFile: systemdCommand([context.envFile]),
+        settingsFile: context.envFile,
         environment: context.environment,
       }),
     });

@@ -35,8 +35,8 @@ const USER_UNIT_HARDENING = [
 export interface DaemonUnitOptions {
   /** The ExecStart= line, already in systemd syntax (systemdCommand for real paths; `%h/…` in the packaged unit). */
   execStart: string;
-  /** The env file, in systemd syntax. */
-  environmentFile: string;
+  /** The env file, as the comment above ExecStart= names it. */
+  settingsFile: string;
   /** Extra variables the daemon must see as the installing shell did (XDG_CONFIG_HOME, XDG_DATA_HOME). */
   environment?: Record<string, string>;
   /** The first comment line: who wrote the file. */
@@ -56,8 +56,9 @@ export function daemonSystemdUnit(options: DaemonUnitOptions): string {
     "",
     "[Service]",
     "Type=simple",
-    // hermes-mcp also reads this file itself; systemd reading it too keeps `systemctl --user show` honest. Optional: a missing file is not fatal.
-    `EnvironmentFile=-${options.environmentFile}`,
+    // No EnvironmentFile=: systemd's parser reads `BIND_PORT=8765 # note` as "8765 # note" (no inline comments), so the
+    // service would see values `serve` and `doctor` never do. hermes-mcp reads the file itself, one parser for all.
+    `# Settings: ${options.settingsFile}, read by hermes-mcp itself (also when you run it by hand).`,
     ...environment,
     `ExecStart=${options.execStart}`,
     "Restart=on-failure",
@@ -170,7 +171,7 @@ export function renderPackagedUnits(): Record<string, string> {
   return {
     "hermes-mcp.service": daemonSystemdUnit({
       execStart: "%h/.local/bin/hermes-mcp serve",
-      environmentFile: "%h/.config/hermes-mcp/env",
+      settingsFile: "~/.config/hermes-mcp/env",
       origin:
         "# systemd user unit for hermes-mcp in ~/.local/bin (where install.sh puts it); `hermes-mcp service install` writes and loads it for you.",
     }),

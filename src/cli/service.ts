@@ -5,7 +5,7 @@ import { userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { writePrivateFile } from "../config/env-file.ts";
 import { isLoopbackHost } from "../config/schema.ts";
-import { userPaths } from "../config/load.ts";
+import { userPaths } from "../config/user-paths.ts";
 import { describeHolder, runningDaemon } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
 import {

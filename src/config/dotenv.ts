@@ -3,12 +3,19 @@ export interface DotenvResult {
   values: Record<string, string>;
   /** 1-based line numbers that were neither blank, comments, nor KEY=VALUE. */
   badLines: number[];
+  /** Keys assigned on more than one line with different values, and those lines (the last one wins). */
+  repeated: Record<string, number[]>;
+  /** Each key's last value as written after `=`, quotes and ` # …` included (systemd's EnvironmentFile= keeps such a comment). */
+  verbatim: Record<string, string>;
 }
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function parseDotenv(text: string): DotenvResult {
   const values: Record<string, string> = {};
+  const verbatim: Record<string, string> = {};
+  const lineOf: Record<string, number[]> = {};
+  const differs = new Set<string>();
   const badLines: number[] = [];
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   lines.forEach((raw, index) => {
@@ -21,9 +28,14 @@ export function parseDotenv(text: string): DotenvResult {
       badLines.push(index + 1);
       return;
     }
-    values[key] = unquote(body.slice(eq + 1).trim());
+    const value = unquote(body.slice(eq + 1).trim());
+    if (key in values && values[key] !== value) differs.add(key);
+    values[key] = value;
+    verbatim[key] = body.slice(eq + 1).trim();
+    lineOf[key] = [...(lineOf[key] ?? []), index + 1];
   });
-  return { values, badLines };
+  const repeated = Object.fromEntries([...differs].map((key) => [key, lineOf[key] as number[]]));
+  return { values, badLines, repeated, verbatim };
 }
 
 function unquote(value: string): string {

@@ -1,10 +1,11 @@
 // Builds the one validated Config from the real environment, ./.env and ~/.config/hermes-mcp/env (real env wins).
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
 import { expandHome } from "./home-path.ts";
+import { settingFiles, userPaths } from "./user-paths.ts";
 import { unknownVariableWarnings } from "./names.ts";
+import { overrideWarnings, type SettingSource } from "./overrides.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
 import { VERSION } from "../version.ts";
 import { isHeaderValue } from "../web/header-value.ts";
@@ -66,23 +67,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** Where this user's files live: HOME, XDG_CONFIG_HOME and XDG_DATA_HOME honoured (XDG Base Directory spec). */
-export function userPaths(env: Record<string, string | undefined> = process.env): {
-  home: string;
-  dataHome: string;
-  userEnvFile: string;
-  hermesEnvFile: string;
-} {
-  const home = env.HOME || homedir();
-  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
-  return {
-    home,
-    dataHome: env.XDG_DATA_HOME || join(home, ".local", "share"),
-    userEnvFile: join(configHome, "hermes-mcp", "env"),
-    hermesEnvFile: join(home, ".hermes", ".env"),
-  };
-}
-
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -95,21 +79,24 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const notes: string[] = [];
   const warnings: string[] = [];
 
-  const fromFile = (path: string): Record<string, string> => {
-    if (!existsSync(path)) return {};
+  const fromFile = (path: string): SettingSource => {
+    const source: SettingSource = { label: path, values: {} };
+    if (!existsSync(path)) return source;
     try {
-      const { values, badLines } = parseDotenv(readFileSync(path, "utf8"));
+      const { values, badLines, repeated, verbatim } = parseDotenv(readFileSync(path, "utf8"));
       if (badLines.length > 0) warnings.push(`${path}: ignored line(s) ${badLines.join(", ")} (expected KEY=VALUE)`);
-      return values;
+      return { ...source, values, repeated, verbatim };
     } catch (error) {
       warnings.push(`${path} could not be read (${(error as Error).message}); skipped`);
-      return {};
+      return source;
     }
   };
   // Precedence: real environment > ./.env > ~/.config/hermes-mcp/env.
-  const cwdEnvFile = join(cwd, ".env");
-  const userValues = fromFile(userEnvFile);
-  const cwdValues = fromFile(cwdEnvFile);
+  const cwdEnvFile = settingFiles(realEnv, cwd)[0] as string;
+  const userFile = fromFile(userEnvFile);
+  const cwdFile = fromFile(cwdEnvFile);
+  const userValues = userFile.values as Record<string, string>;
+  const cwdValues = cwdFile.values as Record<string, string>;
   const merged: Record<string, string | undefined> = { ...userValues, ...cwdValues };
   for (const [key, value] of Object.entries(realEnv)) if (value !== undefined) merged[key] = value;
   // A misspelt setting silently falls back to its default: name it, and the setting probably meant.
@@ -120,6 +107,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       { label: userEnvFile, values: userValues, shared: false },
     ]),
   );
+  const overrides = overrideWarnings([{ label: "the environment", values: realEnv }, cwdFile, userFile]);
+  warnings.push(...overrides.map((override) => override.message));
 
   const parsed = EnvSchema.safeParse(merged);
   const problems: string[] = [];
@@ -127,6 +116,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     for (const issue of parsed.error.issues) {
       const variable = String(issue.path[0] ?? "");
       problems.push(issue.message.includes(variable) ? issue.message : `${variable}: ${issue.message}`);
+      // The value refused may not be the one the owner sees in the file (an exported variable, a unit's EnvironmentFile=).
+      problems.push(...overrides.filter((override) => override.setting === variable).map((override) => override.message));
     }
     // Report the issuer too, so one run names every bad variable.
     const rawIssuer = merged.OAUTH_ISSUER_URL?.trim();
@@ -164,7 +155,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   let apiKey = env.HERMES_API_KEY ?? null;
   let apiKeySource: Config["gateway"]["apiKeySource"] = apiKey ? "env" : "missing";
   if (!apiKey) {
-    const hermesKey = fromFile(hermesEnvFile).API_SERVER_KEY?.trim();
+    const hermesKey = fromFile(hermesEnvFile).values.API_SERVER_KEY?.trim();
     if (hermesKey) {
       apiKey = hermesKey;
       apiKeySource = "hermes-env";

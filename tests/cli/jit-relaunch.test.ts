@@ -1,6 +1,6 @@
 // serve re-executes itself once with its JavaScriptCore options (FTL off, earlier tier-up): same PID, same output, the owner's own settings kept.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
@@ -35,6 +35,18 @@ describe.if(process.platform === "linux")("serve", () => {
     const daemon = await startTestDaemon({ home: newHome(), env: { [FTL_OPTION]: "1" } });
     daemons.push(daemon);
     expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
+  });
+
+  test("an option written in the env file counts as the owner's, as every setting there does", async () => {
+    const home = newHome();
+    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(home, ".config", "hermes-mcp", "env"), `${FTL_OPTION}=1\nBUN_JSC_thresholdForJITAfterWarmUp=70\n`);
+    const daemon = await startTestDaemon({ home });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ[FTL_OPTION]).toBe("1");
+    expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("70");
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
   });
 
   test("an owner's own threshold is kept while the other options are set", async () => {

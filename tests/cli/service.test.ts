@@ -1,4 +1,4 @@
-// `hermes-mcp service`: --dry-run shows valid units for this very command (paths, ExecStart, EnvironmentFile, tunnel ordering); a real install writes them and drives systemctl.
+// `hermes-mcp service`: --dry-run shows valid units for this very command (paths, ExecStart, the env file named, tunnel ordering); a real install writes them and drives systemctl.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -93,7 +93,9 @@ describe("service install --dry-run on Linux", () => {
     const unit = files.get(unitPath)?.text as string;
     expect(files.get(unitPath)?.mode).toBe("0644");
     expect(value(unit, "Service", "ExecStart")).toEqual([SOURCE_EXEC]);
-    expect(value(unit, "Service", "EnvironmentFile")).toEqual([`-${envPath}`]);
+    // hermes-mcp reads the env file itself: systemd's EnvironmentFile= would read `X=1 # note` as "1 # note".
+    expect(value(unit, "Service", "EnvironmentFile")).toEqual([]);
+    expect(unit).toContain(`# Settings: ${envPath}, read by hermes-mcp itself`);
     // The test's XDG folders move the env file and database: the service must see them too.
     expect(value(unit, "Service", "Environment")).toEqual([
       `XDG_CONFIG_HOME=${join(home, ".config")}`,

@@ -19,6 +19,14 @@ describe("parseDotenv", () => {
     expect(badLines).toEqual([2, 3, 4]);
   });
 
+  test("names keys set on several lines with different values (the last wins), and keeps each value as written", () => {
+    const { values, repeated, verbatim } = parseDotenv("A=1\nB=x\nA=2 # two\nB=x\nA='2'\n");
+    expect(values).toEqual({ A: "2", B: "x" });
+    expect(repeated).toEqual({ A: [1, 3, 5] });
+    expect(verbatim).toEqual({ A: "'2'", B: "x" });
+    expect(parseDotenv("A=1 # one\n").verbatim).toEqual({ A: "1 # one" });
+  });
+
   test("keeps '=' inside values and handles CRLF and a BOM", () => {
     const { values } = parseDotenv("\uFEFFURL=http://x/?a=b\r\nK=v\r\n");
     expect(values).toEqual({ URL: "http://x/?a=b", K: "v" });

@@ -210,6 +210,31 @@ describe("loadConfig", () => {
     expect(config.log.level).toBe("DEBUG");
   });
 
+  test("a setting overridden with a different value, or set twice in one file, is named (never its values)", () => {
+    const h = home();
+    const cwd = home();
+    const userFile = join(h, ".config", "hermes-mcp", "env");
+    mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(userFile, "HERMES_API_KEY=new-key-in-file\nHERMES_MODEL=same\nBIND_PORT=9001 # mine\nLOG_LEVEL=info\nLOG_LEVEL=debug\n");
+    writeFileSync(join(cwd, ".env"), "LOG_LEVEL=warning\n");
+    const { config, warnings } = loadConfig({ env: { HOME: h, HERMES_API_KEY: "old-exported-key", HERMES_MODEL: "same" }, cwd });
+    expect(config.gateway.apiKey).toBe("old-exported-key");
+    expect(config.log.level).toBe("WARNING");
+    const text = warnings.join("\n");
+    expect(text).toContain(`HERMES_API_KEY is set in the environment and, differently, in ${userFile}: the environment's value is used`);
+    expect(text).toContain(`LOG_LEVEL is set in ${join(cwd, ".env")} and, differently, in ${userFile}: that file's value is used`);
+    expect(text).toContain(`${userFile} sets LOG_LEVEL on lines 4, 5 with different values: line 5's is used`);
+    expect(text).not.toContain("HERMES_MODEL");
+    expect(text).not.toContain("BIND_PORT");
+    for (const secret of ["new-key-in-file", "old-exported-key"]) expect(text).not.toContain(secret);
+    // systemd's EnvironmentFile= (an old unit's) keeps an inline comment: the refusal says where that value came from.
+    const problems = configProblems(() => loadConfig({ env: { HOME: h, BIND_PORT: "9001 # mine" }, cwd }));
+    expect(problems[0]).toContain('BIND_PORT must be a whole number from 0 to 65535 (got "9001 # mine")');
+    expect(problems[1]).toBe(
+      `BIND_PORT is set in the environment and, differently, in ${userFile}: the environment's value is used — a systemd unit's EnvironmentFile= read the file's "# …" comment as part of the value: run \`hermes-mcp service install\` again (its unit lets hermes-mcp read the file itself)`,
+    );
+  });
+
   test("warns when binding beyond loopback", () => {
     const { warnings } = loadConfig({ env: { HOME: home(), BIND_HOST: "0.0.0.0", HERMES_API_KEY: "k" }, cwd: home() });
     expect(warnings.join("\n")).toContain("BIND_HOST=0.0.0.0");
