@@ -1,8 +1,9 @@
 // `hermes-mcp backup FILE`: a consistent copy of the database, safe to take while serve runs.
 import { defineCommand } from "citty";
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { expandHome } from "../config/home-path.ts";
-import { backupDatabase } from "../store/backup.ts";
+import { backupDatabase, fileStamp } from "../store/backup.ts";
 import { StoreError } from "../store/database.ts";
 import { describeContents } from "./backup-contents.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
@@ -12,11 +13,20 @@ export default defineCommand({
     name: "backup",
     description: "Write a consistent copy of the database to FILE (safe while serve runs; a new file, private)",
   },
-  args: { file: { type: "positional", required: true, description: "The new file to write, e.g. ~/hermes-mcp-backup.db" } },
+  args: {
+    file: {
+      type: "positional",
+      required: true,
+      description: "The new file to write, e.g. ~/hermes-mcp-backup.db; or a folder, for hermes-mcp-<UTC time>.db in it",
+    },
+  },
   run: ({ args }) =>
     guarded(() => {
       const { config } = loadConfigOrExit();
-      const target = resolve(expandHome(args.file, process.env.HOME));
+      if (args.file.trim() === "") throw new CliExit("name the file to write (or a folder to write a dated copy into)");
+      const named = resolve(expandHome(args.file, process.env.HOME));
+      // A folder, as cp takes it: a new dated file inside, so a daily cron line needs no date arithmetic.
+      const target = isFolder(named) ? join(named, `hermes-mcp-${fileStamp(new Date())}.db`) : named;
       let contents;
       try {
         contents = backupDatabase(config.dbPath, target);
@@ -30,3 +40,5 @@ export default defineCommand({
       );
     }),
 });
+
+const isFolder = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;

@@ -167,6 +167,23 @@ test("backup says what is wrong and writes nothing: no database yet, a folder th
   expect(nowhere.code).toBe(1);
   expect(nowhere.stderr).toContain(`the folder ${join(h, "no", "such")} does not exist: create it first`);
   expect(readdirSync(h).filter((n) => n.endsWith(".db"))).toEqual([]);
+  const blank = await runCli(["backup", ""], { home: h, env: env() });
+  expect(blank.code).toBe(1);
+  expect(blank.stderr).toContain("name the file to write");
+  expect(readdirSync(h).filter((n) => n.endsWith(".db"))).toEqual([]);
+});
+
+test("backup into a folder writes a new dated file there, as cp would (a daily cron line needs no date)", async () => {
+  const h = home();
+  await createToken(h, "mine", env());
+  mkdirSync(join(h, "backups"));
+  const taken = await runCli(["backup", "~/backups/"], { home: h, env: env() });
+  expect(taken.code, taken.stderr).toBe(0);
+  const written = readdirSync(join(h, "backups"));
+  expect(written).toEqual([expect.stringMatching(/^hermes-mcp-\d{8}T\d{6}Z\.db$/)]);
+  expect(taken.stderr).toContain(`to ${join(h, "backups", written[0] as string)} (`);
+  expect(statSync(join(h, "backups", written[0] as string)).mode & 0o777).toBe(0o600);
+  expect(count(join(h, "backups", written[0] as string), "personal_tokens")).toBe(1);
 });
 
 /** Waits for the daemon to exit on its own (it looks once quiet, 5 s after its last request); its status, or null. */
