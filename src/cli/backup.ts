@@ -1,11 +1,9 @@
 // `hermes-mcp backup FILE`: a consistent copy of the database, safe to take while serve runs.
 import { defineCommand } from "citty";
-import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { expandHome } from "../config/home-path.ts";
-import { backupDatabase, fileStamp } from "../store/backup.ts";
+import { backupDatabase } from "../store/backup.ts";
 import { StoreError } from "../store/database.ts";
 import { describeContents } from "./backup-contents.ts";
+import { backupTarget } from "./backup-files.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
 
 export default defineCommand({
@@ -23,10 +21,7 @@ export default defineCommand({
   run: ({ args }) =>
     guarded(() => {
       const { config } = loadConfigOrExit();
-      if (args.file.trim() === "") throw new CliExit("name the file to write (or a folder to write a dated copy into)");
-      const named = resolve(expandHome(args.file, process.env.HOME));
-      // A folder, as cp takes it: a new dated file inside, so a daily cron line needs no date arithmetic.
-      const target = isFolder(named) ? join(named, `hermes-mcp-${fileStamp(new Date())}.db`) : named;
+      const target = backupTarget(args.file);
       let contents;
       try {
         contents = backupDatabase(config.dbPath, target);
@@ -40,5 +35,3 @@ export default defineCommand({
       );
     }),
 });
-
-const isFolder = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;

@@ -1,12 +1,11 @@
 // `hermes-mcp restore FILE`: puts a backup in place of the database while serve is stopped, keeping the one it replaces.
 import { defineCommand } from "citty";
-import { resolve } from "node:path";
-import { expandHome } from "../config/home-path.ts";
 import { restoreDatabase } from "../store/backup.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { StoreError } from "../store/database.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { describeContents } from "./backup-contents.ts";
+import { backupToRestore } from "./backup-files.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
 
 export default defineCommand({
@@ -18,7 +17,7 @@ export default defineCommand({
   run: ({ args }) =>
     guarded(() => {
       const { config } = loadConfigOrExit();
-      const file = resolve(expandHome(args.file, process.env.HOME));
+      const file = backupToRestore(args.file);
       // As serve does: the lock file and the database's -wal and -shm files are created private.
       process.umask(0o077);
       let restored;

@@ -184,6 +184,15 @@ test("backup into a folder writes a new dated file there, as cp would (a daily c
   expect(taken.stderr).toContain(`to ${join(h, "backups", written[0] as string)} (`);
   expect(statSync(join(h, "backups", written[0] as string)).mode & 0o777).toBe(0o600);
   expect(count(join(h, "backups", written[0] as string), "personal_tokens")).toBe(1);
+  // restore wants the file: the folder is refused, naming the newest dated copy in it.
+  const dbBytes = readFileSync(dbOf(h));
+  const folder = await runCli(["restore", "~/backups"], { home: h, env: env() });
+  expect(folder.code).toBe(1);
+  expect(folder.stderr).toContain(
+    `${join(h, "backups")} is a folder: name the backup file in it, e.g. hermes-mcp restore ${join(h, "backups", written[0] as string)} (the newest there); nothing was changed`,
+  );
+  expect((await runCli(["restore", " "], { home: h, env: env() })).stderr).toContain("name the backup file to restore");
+  expect(readFileSync(dbOf(h)).equals(dbBytes)).toBe(true);
 });
 
 /** Waits for the daemon to exit on its own (it looks once quiet, 5 s after its last request); its status, or null. */
