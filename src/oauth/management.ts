@@ -2,6 +2,7 @@
 import type { Config } from "../config/load.ts";
 import type { Store } from "../store/index.ts";
 import { listPersonalTokens, revokePersonalToken } from "./personal-tokens.ts";
+import { nameHint } from "../name-hint.ts";
 
 export type ClientListKind = "static" | "registered" | "cimd" | "token";
 
@@ -85,9 +86,7 @@ export function revokeClient(store: Store, config: Config, id: string): string {
   const client = oauth.clients.get(id);
   if (!client) {
     const known = listClients(store, config).map((r) => r.id);
-    throw new ManagementError(
-      `no client with id "${id}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp clients list\``,
-    );
+    throw new ManagementError(`no client with id "${id}"${nameHint(id, known)} — see \`hermes-mcp clients list\``);
   }
   const grants = oauth.transaction(() => {
     oauth.codes.deleteForClient(id);

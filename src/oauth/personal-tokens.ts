@@ -3,6 +3,7 @@ import { randomBytes } from "../crypto/primitives.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
 import type { Store } from "../store/index.ts";
 import type { PersonalTokenInfo, TokenMessaging } from "../store/personal-tokens.ts";
+import { nameHint } from "../name-hint.ts";
 
 export const PERSONAL_TOKEN_PREFIX = "hmcp_pat_";
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -46,8 +47,6 @@ export function revokePersonalToken(store: Store, name: string): void {
   })();
   if (!principal) {
     const known = store.personalTokens.list().map((t) => t.name);
-    throw new PersonalTokenError(
-      `no token named "${name}"${known.length ? ` (known: ${known.join(", ")})` : " (there are none)"} — see \`hermes-mcp token list\``,
-    );
+    throw new PersonalTokenError(`no token named "${name}"${nameHint(name, known)} — see \`hermes-mcp token list\``);
   }
 }

@@ -63,7 +63,10 @@ describe("hermes-mcp", () => {
     expect(bad.stderr).toContain("not allowed");
     const missing = await runCli(["token", "revoke", "ghost"], { home: h });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("cursor-laptop");
+    expect(missing.stderr).toContain('no token named "ghost" (known: cursor-laptop)');
+    const typo = await runCli(["token", "revoke", "cursor-lapotp"], { home: h });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('no token named "cursor-lapotp" — did you mean "cursor-laptop"?');
     const revoke = await runCli(["token", "revoke", "cursor-laptop"], { home: h });
     expect(revoke.code).toBe(0);
     const list = await runCli(["token", "list"], { home: h });
