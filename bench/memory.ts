@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import { connectClient, type Era } from "../tests/support/mcp-client.ts";
 import { QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
-import { SERVE_JIT_OPTIONS } from "../src/cli/jit-relaunch.ts";
+import { SERVE_JIT_OPTIONS } from "../src/cli/relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import type { Row } from "./report.ts";

@@ -3,7 +3,7 @@
 /**
  * Bytecode for fast start-up; no `.env` or `bunfig.toml` read from wherever the binary is started; a JIT 500× more
  * reluctant while it starts (start-up code runs once: compiling it only costs memory — the daemon calls
- * Bun.unsafe.setJITPolicy(1) once it serves). 500× of the thresholds `serve` sets (src/cli/jit-relaunch.ts, a tenth of
+ * Bun.unsafe.setJITPolicy(1) once it serves). 500× of the thresholds `serve` sets (src/cli/relaunch.ts, a tenth of
  * JavaScriptCore's defaults) is 50× the defaults: start-up compiles what it did before they were lowered.
  *
  * NODE_ENV pinned: `bun build` inlines process.env.NODE_ENV from the shell that builds, and a binary built with

@@ -13,6 +13,7 @@ import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/data
 import { inspectStore } from "../store/index.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { unlistenable } from "./listen-errors.ts";
+import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
 export interface Check {
   ok: boolean;
@@ -50,14 +51,24 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
     const { version } = await client.health(TIMEOUT_MS);
     checks.push({ ok: true, title: reachable, detail: version ? `version ${version}` : undefined });
   } catch (error) {
-    const unreachable = error instanceof GatewayError && error.kind === "unreachable";
-    checks.push({
-      ok: false,
-      title: reachable,
-      // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
-      detail: unreachable ? "nothing answers there" : (error as Error).message,
-      fix: "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens",
-    });
+    const kind = error instanceof GatewayError ? error.kind : null;
+    const code = untrustedCertificateCode((error as Error).cause);
+    checks.push(
+      kind === "untrusted"
+        ? {
+            ok: false,
+            title: reachable,
+            detail: `its TLS certificate is not trusted here (${code})`,
+            fix: "set HERMES_API_URL to the gateway's plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file",
+          }
+        : {
+            ok: false,
+            title: reachable,
+            // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
+            detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
+            fix: "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens",
+          },
+    );
     return keyMissing ? [...checks, keyMissing] : checks;
   }
   if (!config.gateway.apiKey) return keyMissing ? [...checks, keyMissing] : checks;

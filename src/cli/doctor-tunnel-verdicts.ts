@@ -1,6 +1,7 @@
 // The verdicts behind doctor's public-URL checks, as pure functions: what a host name, a clock, unused sign-ins or a failed answer mean, and the fix.
 import type { Config } from "../config/load.ts";
 import type { Check } from "./doctor-checks.ts";
+import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
 /** How long doctor waits for the tunnel (named in the timeout verdict). */
 export const TUNNEL_TIMEOUT_MS = 10_000;
@@ -66,7 +67,7 @@ export function tlsOrNetworkFailure(url: string, error: unknown, config: Config)
   const code = String((error as { code?: unknown }).code ?? "");
   const message = (error as Error).message;
   const host = new URL(url).host;
-  if (/CERT|SELF_SIGNED|UNABLE_TO|TLS|SSL/i.test(code))
+  if (untrustedCertificateCode(error))
     return {
       ok: false,
       title: `public URL ${config.issuerUrl} reachable over trusted HTTPS`,

@@ -3,7 +3,7 @@
 import { defineCommand, renderUsage, runMain } from "citty";
 import { versionLine } from "../version.ts";
 import { checkCommandLine, resolve } from "./argv.ts";
-import { relaunchForServing } from "./jit-relaunch.ts";
+import { relaunchWithEnvironment } from "./relaunch.ts";
 import { forStream, styleFor } from "./style.ts";
 
 const main = defineCommand({
@@ -27,8 +27,10 @@ const argv = process.argv.slice(2);
 // `hermes-mcp help [COMMAND…]`, as git and npm take it: that command's --help, once the command is known to exist.
 const asksHelp = argv[0] === "help";
 const rawArgs = asksHelp ? [...argv.slice(1), "--help"] : argv;
-// Before serve's modules load: the relaunch then costs one runtime start (≈ 8 ms), not a second daemon's worth.
-if (rawArgs[0] === "serve" && !asksHelp) relaunchForServing();
+// Before serve's modules load: the relaunch then costs one runtime start (≈ 8 ms), not a second daemon's worth. doctor
+// relaunches only for a runtime variable in an env file (NODE_EXTRA_CA_CERTS, HTTPS_PROXY…), so it sees what serve does.
+const command = rawArgs[0];
+if ((command === "serve" || command === "doctor") && !asksHelp && !rawArgs.includes("--help")) relaunchWithEnvironment(command);
 const problem = await checkCommandLine(main, asksHelp ? argv.slice(1) : rawArgs);
 if (problem) {
   // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.

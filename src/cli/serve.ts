@@ -6,7 +6,7 @@ import { createLogger, type Logger } from "../log.ts";
 import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
-import { IDLE_JIT_POLICY } from "./jit-relaunch.ts";
+import { IDLE_JIT_POLICY } from "./relaunch.ts";
 import { gatewayChecks } from "./doctor-checks.ts";
 import { unlistenable } from "./listen-errors.ts";
 

@@ -3,7 +3,16 @@ import { z } from "zod";
 import { type Logger, silentLogger } from "../log.ts";
 import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
 import { MalformedAnswer } from "./http1-response.ts";
-import { abortedError, GatewayError, incompleteError, malformedError, statusError, timeoutError, unreachableError } from "./errors.ts";
+import {
+  abortedError,
+  GatewayError,
+  incompleteError,
+  malformedError,
+  statusError,
+  timeoutError,
+  unreachableError,
+  untrustedCertificateError,
+} from "./errors.ts";
 import { type SseMessage, SseParser } from "./sse.ts";
 import { errorFieldSchema, type HermesFacts, hermesSchema, readStreamChunk, type Usage, usageSchema } from "./stream-chunk.ts";
 import {
@@ -16,6 +25,7 @@ import {
   UNKNOWN_STATUS,
   UNNAMED_TOOL,
 } from "./untrusted.ts";
+import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
 export type GatewayEvent =
   | { type: "text"; delta: string }
@@ -477,7 +487,8 @@ export class GatewayClient {
         throw malformedError();
       }
       this.log.debug("gateway connection failed", { path, error: (error as Error).message });
-      throw unreachableError(this.baseUrl, error);
+      const tls = untrustedCertificateCode(error);
+      throw tls ? untrustedCertificateError(this.baseUrl, tls, error) : unreachableError(this.baseUrl, error);
     }
   }
 

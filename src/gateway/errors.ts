@@ -3,6 +3,7 @@ import { firstCode, gatewayCode } from "./untrusted.ts";
 
 export type GatewayErrorKind =
   | "unreachable"
+  | "untrusted"
   | "unauthorized"
   | "busy"
   | "draining"
@@ -40,6 +41,15 @@ export function unreachableError(baseUrl: string, cause?: unknown): GatewayError
   return new GatewayError(
     "unreachable",
     `Hermes gateway unreachable at ${baseUrl} — is hermes-gateway running? (systemctl --user status hermes-gateway)`,
+    { cause },
+  );
+}
+
+/** An https gateway whose certificate failed verification: it answered, but nothing it says may be trusted. */
+export function untrustedCertificateError(baseUrl: string, code: string, cause?: unknown): GatewayError {
+  return new GatewayError(
+    "untrusted",
+    `Hermes gateway at ${baseUrl} has a TLS certificate this machine does not trust (${code}) — set HERMES_API_URL to its plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or name its CA's certificate in NODE_EXTRA_CA_CERTS`,
     { cause },
   );
 }

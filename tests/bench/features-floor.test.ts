@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { buildFeaturesFloor, rssMiB, rssSplit, startBinary } from "../../bench/servers.ts";
 import { QUIET_MS, RELEASE_AFTER_MS } from "../../src/idle-collector.ts";
 import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
-import { SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
+import { SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 
 let dir: string;
 let gateway: FakeGateway;

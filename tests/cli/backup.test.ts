@@ -4,6 +4,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
@@ -27,21 +28,6 @@ const count = (path: string, table: string): number => {
   }
 };
 
-/** One tools/call hermes_ask over plain HTTP: the status, and the answer's text. */
-async function ask(url: string, token: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${token}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-06-18",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt: "hi" } } }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
 test("a backup taken while serve runs holds what was just written; restore refuses while serve runs, then puts it back", async () => {
   const h = home();
   const before = await createToken(h, "before", env());
@@ -49,7 +35,7 @@ test("a backup taken while serve runs holds what was just written; restore refus
   const backup = join(h, "backups", "monday.db");
   mkdirSync(join(h, "backups"));
   try {
-    expect((await ask(daemon.url, before)).text).toContain('"status":"completed"');
+    expect((await askOverHttp(daemon.url, before)).text).toContain('"status":"completed"');
     const taken = await runCli(["backup", "backups/monday.db"], { home: h, env: env() });
     expect(taken.code).toBe(0);
     expect(taken.stderr).toContain(`Backed up ${dbOf(h)} to ${backup} (`);
@@ -84,8 +70,8 @@ test("a backup taken while serve runs holds what was just written; restore refus
   expect(count(join(h, ".local", "share", "hermes-mcp", aside as string), "personal_tokens")).toBe(2);
   const restarted = await startTestDaemon({ home: h, env: env() });
   try {
-    expect((await ask(restarted.url, before)).text).toContain('"status":"completed"');
-    expect((await ask(restarted.url, after)).status).toBe(401);
+    expect((await askOverHttp(restarted.url, before)).text).toContain('"status":"completed"');
+    expect((await askOverHttp(restarted.url, after)).status).toBe(401);
   } finally {
     await restarted.stop();
   }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isWellPlaced, loadSegments, SEGMENT_ALIGNMENT } from "../../scripts/elf-align.ts";
 import { freePort, makeHome, removeHome } from "../support/daemon.ts";
-import { SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
+import { SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const out = join(tmpdir(), `hermes-mcp-binary-${process.pid}`);
@@ -70,7 +70,7 @@ describe("the compiled binary", () => {
       expect((await firstHealth(port))?.status).toBe(200);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" });
       expect(unauthorized.status).toBe(401);
-      // The compiled serve re-executed itself (same PID) with its JavaScriptCore options (src/cli/jit-relaunch.ts).
+      // The compiled serve re-executed itself (same PID) with its JavaScriptCore options (src/cli/relaunch.ts).
       if (process.platform === "linux")
         expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toEqual(
           expect.arrayContaining(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => `${name}=${value}`)),

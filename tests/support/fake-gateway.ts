@@ -1,5 +1,6 @@
 // A fake Hermes gateway on loopback, faithful to the gateway API contract (hermes-gateway-api.md), steered by [[directives]] in prompts; records every request.
 import type { Server } from "bun";
+import { join } from "node:path";
 
 export const FAKE_GATEWAY_KEY = "test-gateway-key-0123456789";
 export const FAKE_GATEWAY_VERSION = "0.19.2";
@@ -13,7 +14,12 @@ export interface FakeGatewayOptions {
   models?: string[];
   /** Turns at once before 429 rate_limit_exceeded (the gateway's max_concurrent_runs, default 10). */
   maxConcurrentRuns?: number;
+  /** Serve https with the test-only self-signed certificate (tests/support/tls), as a gateway behind a TLS proxy would. */
+  tls?: boolean;
 }
+
+/** The test-only certificate an https fake gateway serves: its own CA, for NODE_EXTRA_CA_CERTS. */
+export const FAKE_GATEWAY_CERT = join(import.meta.dir, "tls", "localhost-cert.pem");
 
 /** How a request ended: still running, answered in full, or closed by the client first (the gateway's interrupt). */
 export type RequestOutcome = "open" | "completed" | "disconnected";
@@ -405,12 +411,14 @@ class FakeGatewayServer implements FakeGateway {
   private readonly waiters = new Map<() => void, { timer: ReturnType<typeof setTimeout>; reject: (error: Error) => void }>();
   private disconnectCount = 0;
   private stopping = false;
+  private readonly tls: boolean;
 
   constructor(options: FakeGatewayOptions) {
     this.apiKey = options.apiKey ?? FAKE_GATEWAY_KEY;
     this.version = options.version ?? FAKE_GATEWAY_VERSION;
     this.models = options.models ?? ["hermes-agent"];
     this.maxConcurrentRuns = options.maxConcurrentRuns ?? 10;
+    this.tls = options.tls === true;
     this.url = "";
     this.port = 0;
   }
@@ -421,6 +429,7 @@ class FakeGatewayServer implements FakeGateway {
       port: 0,
       // A hanging turn must stay open until the client gives up, however long that is.
       idleTimeout: 0,
+      ...(this.tls ? { tls: { cert: Bun.file(FAKE_GATEWAY_CERT), key: Bun.file(join(import.meta.dir, "tls", "localhost-key.pem")) } } : {}),
       fetch: (req, server) => this.route(req, server.requestIP(req)?.port ?? null),
       // [[drop:reset]] errors its body stream on purpose; that is not a fake-gateway bug worth printing. A typo'd directive is.
       error: (error) => {
@@ -430,7 +439,7 @@ class FakeGatewayServer implements FakeGateway {
       },
     });
     this.port = this.server.port ?? 0;
-    this.url = `http://127.0.0.1:${this.port}`;
+    this.url = `${this.tls ? "https" : "http"}://127.0.0.1:${this.port}`;
   }
 
   get chats(): RecordedRequest[] {

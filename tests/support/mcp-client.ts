@@ -1,4 +1,4 @@
-// Test harness: the MCP SDK's real client over real HTTP, speaking either the 2025 (legacy) or 2026-07-28 (modern) protocol.
+// Test harness: the MCP SDK's real client over real HTTP, speaking either the 2025 (legacy) or 2026-07-28 (modern) protocol; and one plain-HTTP hermes_ask.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 export type Era = "legacy" | "modern";
@@ -25,4 +25,19 @@ export function structuredOf(result: unknown): Record<string, unknown> {
 export function textOf(result: unknown): string {
   const r = result as { content?: { type: string; text?: string }[] };
   return (r.content ?? []).map((c) => c.text ?? "").join("\n");
+}
+
+/** One tools/call hermes_ask over plain HTTP, no SDK: the status, and the answer's text as sent. */
+export async function askOverHttp(url: string, token: string, prompt = "hi"): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-06-18",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
+  });
+  return { status: response.status, text: await response.text() };
 }

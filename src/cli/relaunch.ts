@@ -1,4 +1,4 @@
-// `serve` runs with JavaScriptCore tuned for a daemon: it re-executes itself once, same PID, with SERVE_JIT_OPTIONS set.
+// serve and doctor re-execute themselves once, same PID, with the env files' runtime variables (and serve with SERVE_JIT_OPTIONS).
 import { readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { settingFiles } from "../config/user-paths.ts";
@@ -35,33 +35,42 @@ export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
 export const IDLE_JIT_POLICY = 100;
 
 /**
- * Returns only when no relaunch happens: already relaunched (or FTL_OPTION set by the owner, who may set it to 1),
- * Windows or a runtime without execve, or execve failed (then serve simply runs with JavaScriptCore's defaults).
+ * Variables the env files hold that are not hermes-mcp settings (loadConfig reads those itself, naming where each came
+ * from): the runtime's own, such as NODE_EXTRA_CA_CERTS, HTTPS_PROXY, TZ or BUN_JSC_*. The runtime reads them only from
+ * the process's environment, at start, so they ride along on the relaunch, as systemd's EnvironmentFile= once put them
+ * there; the environment still wins, then ./.env, then the env file.
  */
-export function relaunchForServing(
+const SETTING_NAME = /^(?:OAUTH_|HERMES_|MCP_|BIND_|LOG_LEVEL$)/;
+
+/**
+ * Re-executes this command once, same PID, with the env files' runtime variables that the environment lacks, and for
+ * `serve` SERVE_JIT_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
+ * who may set it to 1), on Windows or a runtime without execve, or when execve fails (then it runs as started).
+ */
+export function relaunchWithEnvironment(
+  command: "serve" | "doctor",
   env: Record<string, string | undefined> = process.env,
-  fromFiles: Record<string, string> = jitOptionsInFiles(env),
+  fromFiles: Record<string, string> = runtimeVariablesInFiles(env),
 ): void {
-  if (env[FTL_OPTION] !== undefined || process.platform === "win32" || typeof process.execve !== "function") return;
+  if (process.platform === "win32" || typeof process.execve !== "function") return;
+  const added = Object.fromEntries(Object.entries(fromFiles).filter(([name]) => env[name] === undefined));
+  const jit =
+    command === "serve" && env[FTL_OPTION] === undefined
+      ? Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]))
+      : {};
+  if (Object.keys(added).length === 0 && Object.keys(jit).length === 0) return;
   // A compiled binary's argv[1] is its embedded entry (/$bunfs/…), which Bun adds back itself; from source it is the script.
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
-  const options = {
-    ...fromFiles,
-    ...Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value])),
-  };
   try {
-    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...options });
+    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...added, ...jit });
   } catch {
-    // Carry on as we are: the defaults cost memory after load and a little latency early on, nothing else.
+    // Carry on as we are: the JIT defaults cost memory after load and a little latency early on, nothing else.
   }
 }
 
-/**
- * BUN_JSC_* options written in ./.env or the env file, which serve honours like any setting (the environment still
- * wins). JavaScriptCore reads them only from the process's environment at start, so they ride along on the relaunch.
- */
-function jitOptionsInFiles(env: Record<string, string | undefined>): Record<string, string> {
+/** The env files' variables that are not settings, ./.env's over the env file's. */
+function runtimeVariablesInFiles(env: Record<string, string | undefined>): Record<string, string> {
   const found: Record<string, string> = {};
   for (const path of settingFiles(env).reverse()) {
     let text: string;
@@ -70,7 +79,7 @@ function jitOptionsInFiles(env: Record<string, string | undefined>): Record<stri
     } catch {
       continue; // no file, or unreadable: config loading names the problem right after
     }
-    for (const [name, value] of Object.entries(parseDotenv(text).values)) if (name.startsWith("BUN_JSC_")) found[name] = value;
+    for (const [name, value] of Object.entries(parseDotenv(text).values)) if (!SETTING_NAME.test(name)) found[name] = value;
   }
   return found;
 }

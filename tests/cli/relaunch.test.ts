@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/jit-relaunch.ts";
+import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 
 /** The environment the process with this PID runs with now (after any execve): Linux's /proc. */
@@ -37,16 +37,24 @@ describe.if(process.platform === "linux")("serve", () => {
     expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
   });
 
-  test("an option written in the env file counts as the owner's, as every setting there does", async () => {
+  test("the env file's runtime variables (BUN_JSC_*, TZ, NODE_EXTRA_CA_CERTS…) reach the process; its settings stay config's", async () => {
     const home = newHome();
     mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
-    writeFileSync(join(home, ".config", "hermes-mcp", "env"), `${FTL_OPTION}=1\nBUN_JSC_thresholdForJITAfterWarmUp=70\n`);
-    const daemon = await startTestDaemon({ home });
+    writeFileSync(
+      join(home, ".config", "hermes-mcp", "env"),
+      `${FTL_OPTION}=1\nBUN_JSC_thresholdForJITAfterWarmUp=70\nTZ=Pacific/Auckland\nHTTPS_PROXY=http://from-file.invalid\nHERMES_MODEL=hermes-agent\n`,
+    );
+    const daemon = await startTestDaemon({ home, env: { HTTPS_PROXY: "" } });
     daemons.push(daemon);
     const environ = environOf(daemon.proc.pid);
     expect(environ[FTL_OPTION]).toBe("1");
     expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("70");
     expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
+    expect(environ.TZ).toBe("Pacific/Auckland");
+    // The environment wins, even set empty; a setting is read from the file by config, which names where it came from.
+    expect(environ.HTTPS_PROXY).toBe("");
+    expect(environ.HERMES_MODEL).toBeUndefined();
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
   });
 
   test("an owner's own threshold is kept while the other options are set", async () => {
@@ -59,19 +67,19 @@ describe.if(process.platform === "linux")("serve", () => {
   });
 });
 
-describe.if(process.platform !== "win32")("relaunchForServing", () => {
+describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
   test("execs the same script with the same arguments once, with the options set; then returns", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
     const script = join(dir, "relaunch.ts");
     writeFileSync(
       script,
-      `import { relaunchForServing } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/jit-relaunch.ts"))};
+      `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
        const options = Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null]));
        console.log(JSON.stringify({ options, args: process.argv.slice(2), pid: process.pid }));
-       relaunchForServing();`,
+       relaunchWithEnvironment("serve");`,
     );
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
-    const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, stdout: "pipe", stderr: "pipe" });
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+    const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     rmSync(dir, { recursive: true, force: true });
     expect(code).toBe(0);
