@@ -1,4 +1,4 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --no-env-file
 // The hermes-mcp command line: one subcommand per file, loaded only when used (fast start-up).
 import { defineCommand, renderUsage, runMain } from "citty";
 import { versionLine } from "../version.ts";

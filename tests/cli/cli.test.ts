@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
@@ -402,6 +402,24 @@ describe("mistakes are named", () => {
     );
     expect(result.stdout).not.toContain("HERMES_HOME");
   });
+});
+
+test("run through its own shebang, the CLI reads ./.env itself and never Bun's other env files, as the release binary does", async () => {
+  const h = home();
+  const cwd = join(h, "project");
+  mkdirSync(cwd);
+  writeFileSync(join(cwd, ".env"), "HERMES_MCP_FROM_DOTENV=1\n");
+  writeFileSync(join(cwd, ".env.local"), "HERMES_MCP_FROM_LOCAL=1\n");
+  const proc = Bun.spawn([join(import.meta.dir, "..", "..", "src", "cli", "index.ts"), "doctor"], {
+    cwd,
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, HOME: h, BIND_PORT: String(freePort()) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  // Named with the file it is in: Bun did not put it in the environment first.
+  expect(out).toContain(`⚠ HERMES_MCP_FROM_DOTENV (in ${join(cwd, ".env")}) is not a hermes-mcp setting`);
+  expect(out).not.toContain("HERMES_MCP_FROM_LOCAL");
 });
 
 describe("doctor reads cleanly", () => {

@@ -1,11 +1,9 @@
 // One daemon per database: a second `serve` changes nothing and names the first; a kill -9 leaves no stale lock; BIND_PORT=0 advertises the bound port.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { baseEnv, createToken, freePort, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
+import { baseEnv, CLI_COMMAND, createToken, freePort, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
 
-const CLI = join(import.meta.dir, "..", "..", "src", "cli", "index.ts");
 let gateway: FakeGateway;
 let env: Record<string, string>;
 const home = tempHomes();
@@ -115,7 +113,7 @@ describe("one daemon per database", () => {
 describe("BIND_PORT=0", () => {
   test("the daemon logs, advertises and records the port actually bound; doctor shows it", async () => {
     const h = home();
-    const proc = Bun.spawn([process.execPath, CLI, "serve"], {
+    const proc = Bun.spawn([...CLI_COMMAND, "serve"], {
       cwd: h,
       env: baseEnv(h, { ...env, BIND_PORT: "0" }),
       stdin: "ignore",

@@ -7,6 +7,8 @@ import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CLI = join(ROOT, "src", "cli", "index.ts");
+/** The CLI as its shebang runs it (`bun --no-env-file`): Bun's own .env loading off, as in the release binary. */
+export const CLI_COMMAND: readonly string[] = [process.execPath, "--no-env-file", CLI];
 
 /** A free loopback port, chosen by the OS. */
 export function freePort(): number {
@@ -55,7 +57,7 @@ export async function runCli(
   args: string[],
   options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string },
 ): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+  const proc = Bun.spawn([...CLI_COMMAND, ...args], {
     cwd: options.cwd ?? options.home,
     env: baseEnv(options.home, options.env),
     stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
@@ -101,7 +103,7 @@ export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemo
   const port = options.port ?? freePort();
   const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
   const sink = options.logFile ? Bun.file(options.logFile) : "pipe";
-  const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: home, env, stdin: "ignore", stdout: sink, stderr: sink });
+  const proc = Bun.spawn([...CLI_COMMAND, "serve"], { cwd: home, env, stdin: "ignore", stdout: sink, stderr: sink });
   let output = "";
   const drain = async (stream: ReadableStream<Uint8Array> | number | undefined): Promise<void> => {
     if (!(stream instanceof ReadableStream)) return;

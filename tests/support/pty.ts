@@ -1,8 +1,5 @@
 // Test harness: runs the real hermes-mcp CLI on a pseudo-terminal (Bun's PTY), types into it and collects what it shows.
-import { join } from "node:path";
-import { baseEnv } from "./daemon.ts";
-
-const CLI = join(import.meta.dir, "..", "..", "src", "cli", "index.ts");
+import { baseEnv, CLI_COMMAND } from "./daemon.ts";
 
 export interface PtySession {
   /** Everything the terminal has shown so far (output and echoed input), as text. */
@@ -18,7 +15,7 @@ export interface PtySession {
 export function runCliOnTerminal(args: string[], options: { home: string; env?: Record<string, string> }): PtySession {
   let shown = "";
   const decoder = new TextDecoder();
-  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+  const proc = Bun.spawn([...CLI_COMMAND, ...args], {
     cwd: options.home,
     env: baseEnv(options.home, { TERM: "xterm-256color", ...options.env }),
     terminal: {
