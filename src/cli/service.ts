@@ -31,10 +31,13 @@ const common = {
 /** A compiled binary runs its bundle from Bun's virtual file system; from source, Bun.main is a real file. */
 const compiled = (): boolean => Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main);
 
-/** The command that runs this very hermes-mcp: the binary's real path, or bun with this checkout's entry point. */
+/**
+ * The command that runs this very hermes-mcp: the binary's real path, or bun with this checkout's entry point, as its
+ * shebang runs it (`--no-env-file`: the unit's working folder is the home folder, whose .env Bun would otherwise load).
+ */
 export function daemonArgv(): string[] {
   const self = realpathSync(process.execPath);
-  return compiled() ? [self, "serve"] : [self, realpathSync(join(import.meta.dir, "index.ts")), "serve"];
+  return compiled() ? [self, "serve"] : [self, "--no-env-file", realpathSync(join(import.meta.dir, "index.ts")), "serve"];
 }
 
 function targetOs(requested: string | undefined, dryRun: boolean): ServiceOs {

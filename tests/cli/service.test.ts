@@ -7,7 +7,7 @@ import { runCli, tempHomes } from "../support/daemon.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const newHome = tempHomes();
-const SOURCE_EXEC = `${realpathSync(process.execPath)} ${join(ROOT, "src", "cli", "index.ts")} serve`;
+const SOURCE_EXEC = `${realpathSync(process.execPath)} --no-env-file ${join(ROOT, "src", "cli", "index.ts")} serve`;
 
 interface DryRun {
   files: Map<string, { mode: string; text: string }>;
