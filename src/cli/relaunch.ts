@@ -38,9 +38,10 @@ export const IDLE_JIT_POLICY = 100;
  * Variables the env files hold that are not hermes-mcp settings (loadConfig reads those itself, naming where each came
  * from): the runtime's own, such as NODE_EXTRA_CA_CERTS, HTTPS_PROXY, TZ or BUN_JSC_*. The runtime reads them only from
  * the process's environment, at start, so they ride along on the relaunch, as systemd's EnvironmentFile= once put them
- * there; the environment still wins, then ./.env, then the env file.
+ * there; the environment still wins, then ./.env, then the env file. (A pattern, not config's list of names: that list
+ * needs the schema, which serve loads only after the relaunch.)
  */
-const SETTING_NAME = /^(?:OAUTH_|HERMES_|MCP_|BIND_|LOG_LEVEL$)/;
+export const SETTING_NAME = /^(?:OAUTH_|HERMES_|MCP_|BIND_|LOG_LEVEL$|LOG_FORMAT$)/;
 
 /**
  * Re-executes this command once, same PID, with the env files' runtime variables that the environment lacks, and for

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, SERVE_JIT_OPTIONS, SETTING_NAME } from "../../src/cli/relaunch.ts";
+import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 
 /** The environment the process with this PID runs with now (after any execve): Linux's /proc. */
@@ -103,4 +104,9 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("BIND_PORT");
   });
+});
+
+test("every hermes-mcp setting is left to config, never carried as a runtime variable", () => {
+  expect(SETTING_NAMES.filter((name) => !SETTING_NAME.test(name))).toEqual([]);
+  expect(["NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "TZ", "BUN_JSC_useFTLJIT"].filter((name) => SETTING_NAME.test(name))).toEqual([]);
 });
