@@ -121,22 +121,24 @@ export const EnvSchema = z.object({
   HERMES_API_KEY: optionalText,
   HERMES_API_URL: optionalText.transform((v, ctx) => {
     const url = v ?? "http://127.0.0.1:8642";
-    try {
-      const parsed = new URL(url);
-      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
-      // Threat: a password in the URL would reach every log line that names the gateway; the key has its own variable.
-      if (parsed.username || parsed.password) {
-        ctx.addIssue({
-          code: "custom",
-          message: `HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use ${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`,
-        });
-        return z.NEVER;
-      }
-      return url.replace(/\/+$/, "");
-    } catch {
-      ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${v}")` });
+    const parsed = URL.parse(url);
+    // Threat: a password in the URL would reach every log line that names the gateway, and this refusal too; the key
+    // has its own variable. Checked before the scheme, so a wrong scheme does not echo it either.
+    if (parsed && (parsed.username || parsed.password)) {
+      const scheme = parsed.protocol === "https:" ? "https:" : "http:";
+      ctx.addIssue({
+        code: "custom",
+        message: `HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use ${scheme}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`,
+      });
       return z.NEVER;
     }
+    if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
+      // Unparsed text may still hold "user:password@": that part is not repeated.
+      const shown = (v ?? "").replace(/\/\/[^/@\s]*@/, "//…@");
+      ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${shown}")` });
+      return z.NEVER;
+    }
+    return url.replace(/\/+$/, "");
   }),
   HERMES_MODEL: optionalText.transform((v) => v ?? "hermes-agent"),
   HERMES_REQUEST_TIMEOUT_SECONDS: intIn("HERMES_REQUEST_TIMEOUT_SECONDS", 1, 86_400, 300),

@@ -151,6 +151,16 @@ describe("loadConfig", () => {
       "HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use http://127.0.0.1:8642/v1",
     ]);
     expect(problems.join("\n")).not.toContain("s3cret");
+    // A wrong scheme as well: the refusal names the fix without repeating the password, nor does an unparsable URL's.
+    const ftp = problemsOf({ HERMES_API_URL: "ftp://bob:hunter2@gw.example:8642" });
+    expect(ftp).toEqual([
+      "HERMES_API_URL must not contain a user name or password (the gateway's key goes in HERMES_API_KEY): use http://gw.example:8642",
+    ]);
+    const broken = problemsOf({ HERMES_API_URL: "http://bob:hunter2@gw example" });
+    expect(broken).toEqual(['HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "http://…@gw example")']);
+    expect(problemsOf({ HERMES_API_URL: "gateway:8642" })).toEqual([
+      'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "gateway:8642")',
+    ]);
   });
 
   test("an OpenAI-style HERMES_API_URL ending in /v1 is used without it, with a warning saying what to set", () => {
