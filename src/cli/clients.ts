@@ -1,7 +1,7 @@
 // `hermes-mcp clients list|revoke`: every client that can reach /mcp (static, registered, metadata-document, personal tokens) and revocation by id.
 import { defineCommand } from "citty";
 import { listClients, ManagementError, revokeClient } from "../oauth/management.ts";
-import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
 import { printTable, utcTime } from "./table.ts";
 
 const list = defineCommand({
@@ -9,13 +9,7 @@ const list = defineCommand({
   run: () =>
     guarded(() => {
       const { config } = loadConfigOrExit();
-      const store = openStoreOrExit(config.dbPath);
-      let rows;
-      try {
-        rows = listClients(store, config);
-      } finally {
-        store.close();
-      }
+      const rows = withStore(config.dbPath, (store) => listClients(store, config));
       if (rows.length === 0) {
         ui.info(
           "No clients yet. Run `hermes-mcp mint-client` (Claude), `hermes-mcp set-password` (apps that register themselves) or `hermes-mcp token create --name NAME`.",
@@ -42,15 +36,7 @@ const revoke = defineCommand({
   run: ({ args }) =>
     guarded(() => {
       const { config } = loadConfigOrExit();
-      const store = openStoreOrExit(config.dbPath);
-      try {
-        ui.success(revokeClient(store, config, args.id));
-      } catch (error) {
-        if (error instanceof ManagementError) throw new CliExit(error.message);
-        throw error;
-      } finally {
-        store.close();
-      }
+      ui.success(withStore(config.dbPath, (store) => revokeClient(store, config, args.id), [ManagementError]));
     }),
 });
 

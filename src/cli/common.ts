@@ -58,6 +58,29 @@ export function openStoreOrExit(path: string): Store {
   }
 }
 
+/** An error class whose message is written for the owner (JobAdminError, PersonalTokenError, …). */
+type OwnerFacingError = abstract new (...args: never[]) => Error;
+
+/**
+ * Runs `body` on the database at `dbPath` and closes it; an error of one of the `expected` classes ends the command with
+ * its message (exit 1), anything else stays a bug.
+ */
+export function withStore<T>(dbPath: string, body: (store: Store) => T, expected: readonly OwnerFacingError[] = []): T {
+  const store = openStoreOrExit(dbPath);
+  try {
+    return body(store);
+  } catch (error) {
+    throw asCliExit(error, expected);
+  } finally {
+    store.close();
+  }
+}
+
+/** `error` as a CliExit with its message when it is one of the `expected` classes; unchanged otherwise. */
+export function asCliExit(error: unknown, expected: readonly OwnerFacingError[]): unknown {
+  return expected.some((kind) => error instanceof kind) ? new CliExit((error as Error).message) : error;
+}
+
 /** Runs a command body, turning expected failures into one clear line and exit code 1 (no stack traces for users). */
 export async function guarded(body: () => unknown | Promise<unknown>): Promise<void> {
   try {

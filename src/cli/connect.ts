@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { createPersonalToken, PersonalTokenError } from "../oauth/personal-tokens.ts";
-import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
 import { resolveConnectClient } from "./connect-clients.ts";
 import { CONNECT_CLIENTS, type ConnectClient, connectSnippet } from "./connect-formats.ts";
 
@@ -41,16 +41,14 @@ export default defineCommand({
       let token: string | null = null;
       let dynamicClients = false;
       if (args.token !== undefined || existsSync(config.dbPath)) {
-        const store = openStoreOrExit(config.dbPath);
-        try {
-          dynamicClients = config.oauth.dynamicClients && hasConsentPassword(store);
-          if (args.token !== undefined) token = createPersonalToken(store, args.token);
-        } catch (error) {
-          if (error instanceof PersonalTokenError) throw new CliExit(error.message);
-          throw error;
-        } finally {
-          store.close();
-        }
+        withStore(
+          config.dbPath,
+          (store) => {
+            dynamicClients = config.oauth.dynamicClients && hasConsentPassword(store);
+            if (args.token !== undefined) token = createPersonalToken(store, args.token);
+          },
+          [PersonalTokenError],
+        );
       }
       // Without a token or the static client, a client must introduce itself, which needs the consent password.
       const staticUsable = client === "claude" || client === "inspector";

@@ -4,18 +4,20 @@ import { cancelJob, findJob, JobAdminError, listJobs, parseStatus } from "../job
 import type { Store } from "../store/index.ts";
 import type { JobRow, JobSummary } from "../store/jobs.ts";
 import { escapeBreakingChars, escapeBreakingCharsInBlock } from "../unsafe-text.ts";
-import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { asCliExit, CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
 import { printTable, utcTime } from "./table.ts";
 
-function withStore<T>(body: (store: Store) => T): T {
-  const { config } = loadConfigOrExit();
-  const store = openStoreOrExit(config.dbPath);
+/** --status as a job status, or the command ends naming the statuses there are. */
+function parseStatusOrExit(value: string): ReturnType<typeof parseStatus> {
   try {
-    return withJobErrors(() => body(store));
-  } finally {
-    store.close();
+    return parseStatus(value);
+  } catch (error) {
+    throw asCliExit(error, [JobAdminError]);
   }
 }
+
+/** The database's jobs, a JobAdminError told as it is. */
+const withJobs = <T>(body: (store: Store) => T): T => withStore(loadConfigOrExit().config.dbPath, body, [JobAdminError]);
 
 // Threat: text chosen by a remote caller or by Hermes (labels, errors, answers) rewriting the owner's terminal —
 // escape sequences, bidi overrides and other invisible controls are shown as \uXXXX instead of being obeyed.
@@ -49,9 +51,9 @@ const list = defineCommand({
   },
   run: ({ args }) =>
     guarded(() => {
-      const status = args.status === undefined ? undefined : withJobErrors(() => parseStatus(args.status as string));
+      const status = args.status === undefined ? undefined : parseStatusOrExit(args.status);
       const limit = parseLimit(args.limit);
-      const jobs = withStore((store) => listJobs(store, { client: args.client, status, limit }));
+      const jobs = withJobs((store) => listJobs(store, { client: args.client, status, limit }));
       if (args.json) {
         process.stdout.write(`${JSON.stringify(jobs)}\n`);
         return;
@@ -102,15 +104,6 @@ function describeJob(job: JobRow, withAnswer: boolean): string {
   return `${text}\n`;
 }
 
-function withJobErrors<T>(body: () => T): T {
-  try {
-    return body();
-  } catch (error) {
-    if (error instanceof JobAdminError) throw new CliExit(error.message);
-    throw error;
-  }
-}
-
 const show = defineCommand({
   meta: { name: "show", description: "Show one job: client, status, timings, prompt length, error; the answer only with --answer" },
   args: {
@@ -120,7 +113,7 @@ const show = defineCommand({
   },
   run: ({ args }) =>
     guarded(() => {
-      const job = withStore((store) => findJob(store, args.id));
+      const job = withJobs((store) => findJob(store, args.id));
       if (args.json) {
         const { result, partial, ...rest } = job;
         process.stdout.write(`${JSON.stringify(args.answer ? { ...rest, result, partial } : rest)}\n`);
@@ -135,7 +128,7 @@ const cancel = defineCommand({
   args: { id: { type: "positional", required: true, description: "The job id (or a unique prefix of 4+ characters)" } },
   run: ({ args }) =>
     guarded(() => {
-      const { job, cancelled } = withStore((store) => cancelJob(store, args.id));
+      const { job, cancelled } = withJobs((store) => cancelJob(store, args.id));
       if (cancelled) {
         ui.success(
           `Job ${job.id} cancelled. The running daemon closes its request to Hermes within a second; anything Hermes already did is not undone.`,

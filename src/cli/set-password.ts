@@ -1,7 +1,7 @@
 // `hermes-mcp set-password`: the owner's password for approving dynamic clients (prompted twice on a terminal, one line from stdin otherwise).
 import { defineCommand } from "citty";
 import { MIN_PASSWORD_LENGTH, PasswordError, setConsentPassword } from "../oauth/password.ts";
-import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { asCliExit, CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
 import { openHiddenInput } from "./hidden-input.ts";
 
 const MAX_LINE_BYTES = 4096;
@@ -45,8 +45,8 @@ export default defineCommand({
       try {
         await setConsentPassword(store, password);
       } catch (error) {
-        if (error instanceof PasswordError) throw new CliExit(error.message);
-        throw error;
+        // Awaited, so not through withStore (which closes the database when its body returns).
+        throw asCliExit(error, [PasswordError]);
       } finally {
         store.close();
       }

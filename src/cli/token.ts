@@ -2,21 +2,12 @@
 import { defineCommand } from "citty";
 import { createPersonalToken, listPersonalTokens, PersonalTokenError, revokePersonalToken } from "../oauth/personal-tokens.ts";
 import type { TokenMessaging } from "../store/personal-tokens.ts";
-import { CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import type { Store } from "../store/index.ts";
+import { CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
 import { printTable, utcTime } from "./table.ts";
 
-function withStore<T>(body: (store: ReturnType<typeof openStoreOrExit>) => T): T {
-  const { config } = loadConfigOrExit();
-  const store = openStoreOrExit(config.dbPath);
-  try {
-    return body(store);
-  } catch (error) {
-    if (error instanceof PersonalTokenError) throw new CliExit(error.message);
-    throw error;
-  } finally {
-    store.close();
-  }
-}
+/** The database's personal tokens, a PersonalTokenError told as it is. */
+const withTokens = <T>(body: (store: Store) => T): T => withStore(loadConfigOrExit().config.dbPath, body, [PersonalTokenError]);
 
 /** --messaging: absent is none; read or send as asked; anything else is refused with the choices. */
 function messagingOf(raw: string | undefined): TokenMessaging {
@@ -38,7 +29,7 @@ const create = defineCommand({
   run: ({ args }) =>
     guarded(() => {
       const messaging = messagingOf(args.messaging);
-      const token = withStore((store) => createPersonalToken(store, args.name, Date.now(), messaging));
+      const token = withTokens((store) => createPersonalToken(store, args.name, Date.now(), messaging));
       ui.success(`Token "${args.name}" created. It is shown only now; only its hash is stored.`);
       if (messaging !== "off") {
         ui.warn(
@@ -56,7 +47,7 @@ const list = defineCommand({
   meta: { name: "list", description: "List tokens (name, created, last used) — never the tokens themselves" },
   run: () =>
     guarded(() => {
-      const tokens = withStore((store) => listPersonalTokens(store));
+      const tokens = withTokens((store) => listPersonalTokens(store));
       if (tokens.length === 0) {
         ui.info("No personal access tokens. Create one with `hermes-mcp token create --name NAME`.");
         return;
@@ -73,7 +64,7 @@ const revoke = defineCommand({
   args: { name: { type: "positional", required: true, description: "The token's name" } },
   run: ({ args }) =>
     guarded(() => {
-      withStore((store) => revokePersonalToken(store, args.name));
+      withTokens((store) => revokePersonalToken(store, args.name));
       ui.success(`Token "${args.name}" revoked.`);
     }),
 });
