@@ -22,6 +22,9 @@ import { copyInto, fileStamp } from "./store/backup.ts";
 import { acquireDaemonLock, type DaemonLock } from "./store/daemon-lock.ts";
 import { type FileChange, fileIdentity } from "./store/file-identity.ts";
 import { openStore, type Store } from "./store/index.ts";
+import { StoreError } from "./store/database.ts";
+import { StorageAlarm, startRefusal } from "./store/storage-failure.ts";
+import { failureResponse } from "./http/failure-response.ts";
 
 export interface RunningDaemon {
   url: string;
@@ -68,7 +71,8 @@ export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHook
     server?.stop(true);
     store?.close();
     lock.release();
-    throw error;
+    const refusal = startRefusal(error, loaded.config.dbPath);
+    throw refusal ? new StoreError(refusal) : error;
   }
 }
 
@@ -96,8 +100,10 @@ function serveOn(
         maxRetries: config.gateway.retries,
       })
     : null;
+  const storageAlarm = new StorageAlarm(log, config.dbPath);
   const jobs = new JobService({
     store,
+    storageAlarm,
     gateway,
     missingGatewayMessage: `HERMES_API_KEY is not set, so hermes-mcp cannot call the Hermes gateway — set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} and restart hermes-mcp`,
     limits: config.jobs,
@@ -106,7 +112,10 @@ function serveOn(
   });
   const { recovered } = jobs.start();
 
-  const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)]);
+  const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)], Date.now, (error) => {
+    if (!storageAlarm.report(error, "record when a token was last used"))
+      log.warn("recording a token's last use failed", { error: String(error) });
+  });
   // Messaging off (the default): no child, no service, the same tools for everyone as without the feature.
   const messaging =
     config.messaging.mode === "off"
@@ -129,7 +138,7 @@ function serveOn(
   // A fresh key each start: doctor's proof through the tunnel names this process, not one that ran here before.
   const probeKey = randomBytes(32).toString("base64url");
   store.oauth.settings.set(PROBE_KEY_SETTING, probeKey);
-  const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey });
+  const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey, storageAlarm });
 
   // Whether /mcp has been called since the last quiet spell.
   let serving = false;
@@ -182,10 +191,8 @@ function serveOn(
       collector.touch();
       return app.fetch(request, bunServer);
     },
-    error(error) {
-      log.error("request failed", { error: error.message });
-      return new Response(JSON.stringify({ error: "server_error" }), { status: 500, headers: { "content-type": "application/json" } });
-    },
+    // /mcp's own failures land here (Hono's onError answers the rest the same way).
+    error: (error) => failureResponse(error, "/mcp", storageAlarm, log),
   });
   // Start-up is work too: what it leaves behind (config, migrations, schemas built) goes back once the daemon is quiet
   // (measured: 1.6 MiB of anonymous memory).

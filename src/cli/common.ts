@@ -3,6 +3,7 @@ import type { ConsolaInstance } from "consola";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { StoreError } from "../store/database.ts";
 import { openStore, type Store } from "../store/index.ts";
+import { storageFailureOf } from "../store/storage-failure.ts";
 
 /**
  * Human-facing messages go to stderr so stdout carries only data (env lines, tokens, tables). consola is loaded with the
@@ -70,15 +71,20 @@ export function withStore<T>(dbPath: string, body: (store: Store) => T, expected
   try {
     return body(store);
   } catch (error) {
-    throw asCliExit(error, expected);
+    throw asCliExit(error, expected, dbPath);
   } finally {
     store.close();
   }
 }
 
-/** `error` as a CliExit with its message when it is one of the `expected` classes; unchanged otherwise. */
-export function asCliExit(error: unknown, expected: readonly OwnerFacingError[]): unknown {
-  return expected.some((kind) => error instanceof kind) ? new CliExit((error as Error).message) : error;
+/**
+ * `error` as a CliExit with its message when it is one of the `expected` classes, or saying what to do when the
+ * database at `dbPath` refused a write (a full disk); unchanged otherwise.
+ */
+export function asCliExit(error: unknown, expected: readonly OwnerFacingError[], dbPath?: string): unknown {
+  if (expected.some((kind) => error instanceof kind)) return new CliExit((error as Error).message);
+  const storage = dbPath === undefined ? null : storageFailureOf(error, dbPath);
+  return storage ? new CliExit(`${storage.problem}, so nothing was changed — ${storage.fix}, then run the command again`) : error;
 }
 
 /** Runs a command body, turning expected failures into one clear line and exit code 1 (no stack traces for users). */

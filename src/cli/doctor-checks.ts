@@ -10,6 +10,8 @@ import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
 import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
+import { BUSY_TIMEOUT_MS, freeBytesBeside, NO_ROOM_BYTES } from "../store/storage-failure.ts";
+import { sizeText } from "../size-text.ts";
 import { inspectStore } from "../store/index.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { unlistenable } from "./listen-errors.ts";
@@ -126,7 +128,7 @@ export function databaseChecks(config: Config): Check[] {
   try {
     const db = new Database(path, { readwrite: true, create: false });
     try {
-      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // The file as serve would take it: ours (or empty), not a newer one's, not another program's.
       version = schemaVersionOf(db);
       db.exec("BEGIN IMMEDIATE; ROLLBACK;");
@@ -161,6 +163,34 @@ export function databaseChecks(config: Config): Check[] {
     });
   }
   return checks;
+}
+
+/** Below this, doctor warns: a day of busy use (jobs, their answers, the WAL) fits, a week of log files may not. */
+const LOW_ROOM_BYTES = 100 * 1024 * 1024;
+
+/**
+ * Room on the disk holding the database: a full one refuses new jobs and keeps answers only in memory until it has
+ * room (doctor's ✔ on "writable" cannot see that: its probe writes nothing).
+ */
+export function diskRoomCheck(config: Config, freeBytes: (path: string) => number | null = freeBytesBeside): Check[] {
+  if (config.dbPath === ":memory:") return [];
+  // The database, or where it will be created: statfs of the nearest folder that exists, which is on the same disk.
+  const free = freeBytes(`${nearestExisting(dirname(config.dbPath))}/db`);
+  if (free === null) return [];
+  const title = `room on the disk holding ${config.dbPath}`;
+  if (free >= LOW_ROOM_BYTES) return [{ ok: true, title: `${title}: ${sizeText(free)} free` }];
+  const fix = "free some space on it (`df -h` shows which disk; old logs and caches are the usual culprits)";
+  if (free < NO_ROOM_BYTES) {
+    return [
+      {
+        ok: false,
+        title,
+        detail: `${sizeText(free)} free: too little to count on (a full disk refuses new jobs, and answers then wait in memory)`,
+        fix,
+      },
+    ];
+  }
+  return [{ ok: true, warn: true, title: `${title}: only ${sizeText(free)} free`, fix }];
 }
 
 function nearestExisting(dir: string): string {

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, missingApiKeyWarning, withBoundPort } from "..
 import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
-import { type Check, databaseChecks, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { checksAsJson } from "./doctor-json.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";
 import { styleFor } from "./style.ts";
@@ -44,6 +44,7 @@ export default defineCommand({
       checks.push(
         ...(await gatewayChecks(config)),
         ...databaseChecks(config),
+        ...diskRoomCheck(config),
         ...dynamicClientsCheck(config),
         await portCheck(config, running),
         ...issuerChecks(config),

@@ -46,7 +46,7 @@ export default defineCommand({
         await setConsentPassword(store, password);
       } catch (error) {
         // Awaited, so not through withStore (which closes the database when its body returns).
-        throw asCliExit(error, [PasswordError]);
+        throw asCliExit(error, [PasswordError], config.dbPath);
       } finally {
         store.close();
       }

@@ -5,6 +5,8 @@ import type { Config } from "../config/load.ts";
 import type { Logger } from "../log.ts";
 import type { McpEndpoint } from "../mcp/server.ts";
 import type { TokenVerifier } from "../oauth/verify.ts";
+import type { StorageAlarm } from "../store/storage-failure.ts";
+import { failureResponse } from "./failure-response.ts";
 import { hostGuard } from "./guards.ts";
 import { createMcpRoute } from "./mcp-route.ts";
 import { tunnelProbeRoutes } from "./tunnel-probe.ts";
@@ -22,6 +24,8 @@ export interface AppDeps {
   extraRoutes?: Hono;
   /** The per-start key behind doctor's tunnel probe (tunnel-probe.ts); no probe without it. */
   probeKey?: string;
+  /** Where a request the database refused (a full disk) is told to the owner. */
+  storageAlarm: StorageAlarm;
 }
 
 export function protectedResourceMetadataUrl(config: Config): string {
@@ -60,9 +64,6 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) =>
     c.json({ error: "not_found", error_description: `nothing is served at ${c.req.path}; the MCP endpoint is /mcp` }, 404),
   );
-  app.onError((error, c) => {
-    log.error("unhandled error", { path: c.req.path, error: error.message });
-    return c.json({ error: "server_error", error_description: "internal error; see the hermes-mcp log" }, 500);
-  });
+  app.onError((error, c) => failureResponse(error, c.req.path, deps.storageAlarm, log));
   return app;
 }

@@ -2,6 +2,7 @@
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
 import { isActiveStatus, type JobPageCursor, type JobRow, type JobSummary, type NewJob } from "../store/jobs.ts";
+import { publicStorageMessage, StorageAlarm } from "../store/storage-failure.ts";
 import { ensureRoom, type StoredJobCaps } from "./capacity.ts";
 import { describeStop, RESTART_ERROR, type StopReason } from "./endings.ts";
 import { JobEvents, type JobEvent, type JobListener } from "./events.ts";
@@ -36,6 +37,8 @@ export interface JobServiceOptions {
   now?: () => number;
   /** How often to look for jobs another process ended (`hermes-mcp jobs cancel`); a cheap probe, default 500 ms. */
   outsideEndingsEveryMs?: number;
+  /** Where storage failures (a full disk) are told to the owner; by default one of its own on `log`. */
+  storageAlarm?: StorageAlarm;
 }
 
 export interface SubmitRequest {
@@ -80,10 +83,19 @@ export class JobService {
   private closed = false;
 
   private checkpointScheduled = false;
+  /** Tells the owner once (then every few seconds while it lasts) that the database refuses writes, and why. */
+  readonly storageAlarm: StorageAlarm;
 
   constructor(private readonly options: JobServiceOptions) {
     this.queue = new JobQueue(options.limits.maxConcurrent, options.limits.maxQueued);
     this.now = options.now ?? Date.now;
+    this.storageAlarm = options.storageAlarm ?? new StorageAlarm(options.log, options.store.path);
+    options.store.jobs.held.listener = {
+      held: (error) => {
+        this.storageAlarm.report(error, "write a job's ending (its answer is kept in memory meanwhile)");
+      },
+      written: (count) => this.options.log.info("job endings held in memory are written", { count }),
+    };
     this.events = new JobEvents(options.log);
     this.caps = { perPrincipal: options.limits.maxStored, total: options.limits.maxStoredTotal ?? options.limits.maxStored * 10 };
   }
@@ -99,7 +111,7 @@ export class JobService {
     const reaped = this.reap();
     this.seenDataVersion = this.options.store.dataVersion();
     const every = Math.min(10 * 60_000, Math.max(1000, this.options.limits.retentionMs / 24));
-    this.timers = [setInterval(() => this.reap(), every)];
+    this.timers = [setInterval(() => this.reapOrSayWhy(), every)];
     for (const timer of this.timers) timer.unref?.();
     this.started = true;
     if (this.live.size > 0) this.watchOutsideEndings();
@@ -113,6 +125,16 @@ export class JobService {
       this.options.store.jobs.reapFinishedBefore(now - this.options.limits.retentionMs) + this.options.store.jobs.reapExpiredTasks(now);
     if (reaped > 0) this.options.log.info("expired jobs reaped", { count: reaped });
     return reaped;
+  }
+
+  /** reap() on the timer: a full disk is said once, and the next round tries again (thrown, it would stop the daemon). */
+  private reapOrSayWhy(): void {
+    try {
+      this.reap();
+    } catch (error) {
+      if (!this.storageAlarm.report(error, "delete expired jobs"))
+        this.options.log.error("reaping expired jobs failed", { error: (error as Error).message });
+    }
   }
 
   submit(request: SubmitRequest): JobRow {
@@ -166,7 +188,8 @@ export class JobService {
         store.jobs.insert(job);
       } catch (error) {
         this.forgetUnstored(id);
-        throw error;
+        const storage = this.storageAlarm.report(error, "store a new job");
+        throw storage ? new JobRefusedError(publicStorageMessage(storage)) : error;
       }
     }
     if (startsNow) this.checkpointWhileItTravels();
@@ -250,7 +273,12 @@ export class JobService {
     const live = this.live.get(id);
     if (!live || live.mode === "async") return;
     live.mode = "async";
-    this.options.store.jobs.setMode(id, "async");
+    try {
+      this.options.store.jobs.setMode(id, "async");
+    } catch (error) {
+      // The row keeps "sync" (which only a restart reads, failing it either way); the job runs on as an async one.
+      if (!this.storageAlarm.report(error, "record a sync call handed over to a job")) throw error;
+    }
     if (live.startedAt !== null) this.armDeadline(id, live, live.startedAt);
     this.options.log.info("sync call handed over to a job", { job: id });
   }
@@ -297,6 +325,9 @@ export class JobService {
     const runs = [...this.live.values()].map((live) => live.run).filter((run): run is Promise<void> => run !== null);
     for (const id of [...this.live.keys()]) this.stop(id, "shutdown", null);
     await Promise.race([Promise.allSettled(runs), Bun.sleep(graceMs)]);
+    const unwritten = this.options.store.jobs.held.flush(true);
+    // What a restart then says of them is what it says of a crash: failed, with the restart reason.
+    if (unwritten > 0) this.options.log.error("held job endings could not be written before stopping", { count: unwritten });
   }
 
   get activeCount(): number {
@@ -378,7 +409,7 @@ export class JobService {
 
   private begin(id: string, storedAsRunning = false): void {
     const live = this.live.get(id);
-    if (!live || !(storedAsRunning || this.options.store.jobs.markRunning(id, this.now()))) {
+    if (!live || !(storedAsRunning || this.markRunning(id))) {
       this.settle(id);
       return;
     }
@@ -388,6 +419,18 @@ export class JobService {
     this.events.emit(id, { type: "started" });
     // execute() settles the job itself; this covers an unexpected throw.
     live.run = this.execute(id, live).finally(() => this.settle(id));
+  }
+
+  /** pending → running in the database; false when it is no longer pending, or the database refused (the job then failed, saying why). */
+  private markRunning(id: string): boolean {
+    try {
+      return this.options.store.jobs.markRunning(id, this.now());
+    } catch (error) {
+      const storage = this.storageAlarm.report(error, "start a queued job");
+      if (!storage) throw error;
+      this.finish(id, { status: "failed", error: `${publicStorageMessage(storage)} The job was not started.`, endReason: "not_stored" });
+      return false;
+    }
   }
 
   private async execute(id: string, live: LiveJob): Promise<void> {
@@ -441,7 +484,8 @@ export class JobService {
    * its gateway request is closed. Nothing of it was ever answered, and nothing of it stays.
    */
   private unstorable(row: Readonly<JobRow>, error: Error): void {
-    this.options.log.error("job could not be stored", { job: row.id, error: error.message });
+    const storage = this.storageAlarm.report(error, "store a new job");
+    if (!storage) this.options.log.error("job could not be stored", { job: row.id, error: error.message });
     if (this.live.get(row.id)?.ended !== false) return;
     // Ended first (its request closed), then announced: a listener acting on the ending finds the job over.
     this.forgetUnstored(row.id);
@@ -449,7 +493,7 @@ export class JobService {
       ...row,
       status: "failed",
       finished_at: this.now(),
-      error: `hermes-mcp could not store this job (${error.message}); see its log`,
+      error: storage ? publicStorageMessage(storage) : `hermes-mcp could not store this job (${error.message}); see its log`,
       end_reason: "not_stored",
     };
     if (this.events.has(row.id)) this.events.emit(row.id, { type: "ended", job: failed });

@@ -3,7 +3,7 @@ import type { CreateTaskResult } from "@modelcontextprotocol/server";
 import type { ToolDeps } from "./deps.ts";
 import { sseError, sseResult, type FastCall } from "./fast-lane.ts";
 import type { JobStart } from "./instant.ts";
-import { INTERNAL_FAILURE } from "./results.ts";
+import { INTERNAL_FAILURE, unexpectedFailure } from "./results.ts";
 import { TaskRequest, taskOf } from "./task-shape.ts";
 import { TOOL_BY_NAME } from "./tool-table.ts";
 
@@ -30,8 +30,7 @@ export function taskToolCall(deps: ToolDeps, call: FastCall, principal: string):
     started = prepared.startTask(principal, requested.data.ttl ?? null);
   } catch (error) {
     // The daemon never crashes on input: an unexpected failure is the one internal-error result, as for any tool.
-    deps.log.error("task call failed", { tool: tool.name, error: (error as Error).message });
-    return sseResult(call.id, INTERNAL_FAILURE);
+    return sseResult(call.id, unexpectedFailure(deps, tool.name, error));
   }
   // Refused (queue or store full, no gateway key): the task was never accepted, so the tool's own error result.
   if ("refused" in started) return sseResult(call.id, started.refused);

@@ -5,7 +5,7 @@ import type { CallChannel } from "./channel.ts";
 import type { ToolDeps } from "./deps.ts";
 import { askDescription, CANCEL_DESCRIPTION, CHECK_DESCRIPTION, RESET_DESCRIPTION } from "./descriptions.ts";
 import { askAsync, cancelJob, checkNow, resetJobs, startJob, type JobStart } from "./instant.ts";
-import { INTERNAL_FAILURE } from "./results.ts";
+import { unexpectedFailure } from "./results.ts";
 import { withCachedJsonSchema } from "./schema-cache.ts";
 import { AskInput, AskOutput, CheckInput, JobIdInput, JobViewOutput, ResetInput, ResetOutput } from "./schemas.ts";
 import { checkJob, checkWaitMs, syncAsk } from "./waiting.ts";
@@ -59,10 +59,7 @@ export interface Tool {
 
 /** Runs a handler so that any unexpected failure, thrown or rejected, becomes the one internal-error result (and a log line). */
 function guarded(deps: ToolDeps, name: string, run: () => ToolResult): ToolResult {
-  const fail = (error: unknown): CallToolResult => {
-    deps.log.error("tool call failed", { tool: name, error: (error as Error).message });
-    return INTERNAL_FAILURE;
-  };
+  const fail = (error: unknown): CallToolResult => unexpectedFailure(deps, name, error);
   try {
     const result = run();
     return result instanceof Promise ? result.catch(fail) : result;

@@ -12,9 +12,17 @@ export class Housekeeper {
     private readonly now: () => number,
   ) {}
 
-  /** Sweeps when the last sweep is older than SWEEP_EVERY_MS. */
+  /**
+   * Sweeps when the last sweep is older than SWEEP_EVERY_MS. A sweep the database refuses (a full disk) waits for the
+   * next round: the request it rides on may need no write at all.
+   */
   maybeSweep(): void {
-    if (this.now() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
+    if (this.now() - this.lastSweep < SWEEP_EVERY_MS) return;
+    try {
+      this.sweep();
+    } catch (error) {
+      this.log.warn("oauth housekeeping failed; it runs again later", { error: (error as Error).message });
+    }
   }
 
   sweep(): void {

@@ -31,10 +31,19 @@ export function createTokenVerifier(
   store: Store,
   kinds: TokenKind[],
   now: () => number = Date.now,
+  onTouchFailed: (error: unknown) => void = () => {},
 ): TokenVerifier & { invalidate(): void } {
   const cache = new Map<string, { info: AuthInfo; touchedAt: number; tokenHash: string }>();
   let seenVersion = store.dataVersion();
   const invalidate = (): void => cache.clear();
+  // "Last used" is bookkeeping: a database refusing the write (a full disk) must not refuse the caller as well.
+  const touch = (kind: TokenKind, tokenHash: string, info: AuthInfo, at: number): void => {
+    try {
+      kind.touch?.(tokenHash, info, at);
+    } catch (error) {
+      onTouchFailed(error);
+    }
+  };
   return {
     invalidate,
     verify(token: string): AuthInfo | null {
@@ -55,7 +64,7 @@ export function createTokenVerifier(
         }
         if (at - cached.touchedAt >= TOUCH_EVERY_MS) {
           cached.touchedAt = at;
-          kind.touch?.(cached.tokenHash, cached.info, at);
+          touch(kind, cached.tokenHash, cached.info, at);
         }
         return cached.info;
       }
@@ -63,7 +72,7 @@ export function createTokenVerifier(
       const info = kind.lookup(tokenHash, token);
       if (!info) return null;
       if (info.expiresAt !== undefined && info.expiresAt * 1000 <= at) return null;
-      kind.touch?.(tokenHash, info, at);
+      touch(kind, tokenHash, info, at);
       if (cache.size >= CACHE_LIMIT) cache.clear();
       // (Our own writes, like touch, do not move data_version: only other connections' commits do.)
       cache.set(token, { info, touchedAt: at, tokenHash });

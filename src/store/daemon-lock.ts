@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from "node:path";
 import { z } from "zod";
 import { StoreError } from "./database.ts";
+import { startRefusal } from "./storage-failure.ts";
 
 /*
  * Why a SQLite lock and not a pid file: `BEGIN EXCLUSIVE` on `<db>.lock` takes an fcntl lock that the kernel releases
@@ -74,7 +75,7 @@ export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
   } catch (error) {
     db.close();
     if (isBusy(error)) throw new DaemonLockedError(readHolder(dbPath));
-    throw new StoreError(`cannot lock ${lockPath(dbPath)}: ${(error as Error).message}`);
+    throw new StoreError(startRefusal(error, dbPath) ?? `cannot lock ${lockPath(dbPath)}: ${(error as Error).message}`);
   }
   held.add(db);
   let holder: DaemonHolder = { pid: process.pid, host, port: null, started_at: Date.now() };

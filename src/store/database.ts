@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { MIGRATIONS } from "./migrations.ts";
+import { BUSY_TIMEOUT_MS, storageFailureOf } from "./storage-failure.ts";
 
 export interface OpenedDatabase {
   db: Database;
@@ -27,7 +28,7 @@ export function openDatabase(path: string): OpenedDatabase {
   }
   try {
     // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Before WAL, which is written into the file: a file that is not ours is left exactly as it was.
     const version = schemaVersionOf(db);
     // Tokens' hashes and job results live here: nobody else on the machine may read them (tightened once the file is
@@ -41,6 +42,8 @@ export function openDatabase(path: string): OpenedDatabase {
     db.close();
     const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
     if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
+    const storage = storageFailureOf(error, path);
+    if (storage) throw new StoreError(`the database could not be prepared: ${storage.problem} — ${storage.fix}`);
     throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
   }
   if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
@@ -80,7 +83,7 @@ export function openForReading(path: string): { db: Database; version: number } 
     }
   }
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA query_only = ON");
     return { db, version: schemaVersionOf(db) };
   } catch (error) {

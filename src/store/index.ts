@@ -9,6 +9,8 @@ import { SessionStore } from "./sessions.ts";
 
 export interface Store {
   db: Database;
+  /** The database file (":memory:" in tests). */
+  path: string;
   jobs: JobStore;
   sessions: SessionStore;
   personalTokens: PersonalTokenStore;
@@ -39,15 +41,15 @@ const BACKSTOP_FRAMES = 4000;
 export function openStore(path: string): Store {
   const { db, fixes } = openDatabase(path);
   db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
-  return storeOn(db, fixes);
+  return storeOn(db, fixes, path);
 }
 
 /** The database as it is, to read (doctor): nothing created, tightened or upgraded, and SQLite refuses any write. */
 export function inspectStore(path: string): Store {
-  return storeOn(inspectDatabase(path), []);
+  return storeOn(inspectDatabase(path), [], path);
 }
 
-function storeOn(db: Database, fixes: string[]): Store {
+function storeOn(db: Database, fixes: string[], path: string): Store {
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
   const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);
@@ -56,6 +58,7 @@ function storeOn(db: Database, fixes: string[]): Store {
   let closed = false;
   return {
     db,
+    path,
     jobs,
     sessions: new SessionStore(db),
     personalTokens: new PersonalTokenStore(db),
@@ -68,8 +71,11 @@ function storeOn(db: Database, fixes: string[]): Store {
     },
     fixes,
     close: () => {
-      // Rows insertSoon still holds are written first (a failure is reported to their jobs, never thrown here).
+      // Rows insertSoon still holds are written first (a failure is reported to their jobs, never thrown here), then
+      // the endings a full disk held, if the database takes them now (JobService.shutdown says when it does not).
       jobs.writeUnwritten();
+      jobs.held.flush(true);
+      jobs.held.forget(() => true);
       closed = true;
       db.close();
     },

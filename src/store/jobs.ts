@@ -1,6 +1,8 @@
 // Typed queries over the jobs table: insert, owned reads, guarded status transitions, per-principal counting and clearing, listing, reaping, restart recovery.
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
+import { HeldEndings } from "./held-endings.ts";
+import { storageFailureOf } from "./storage-failure.ts";
 
 export const JOB_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -95,6 +97,18 @@ function newRow(job: NewJob): Readonly<JobRow> {
   });
 }
 
+/** The columns an ending sets, as the row has them. */
+function endingColumns(end: JobEnd): Pick<JobRow, "status" | "finished_at" | "result" | "partial" | "error" | "end_reason"> {
+  return {
+    status: end.status,
+    finished_at: end.finishedAt,
+    result: end.result ?? null,
+    partial: end.partial ?? null,
+    error: end.error ?? null,
+    end_reason: end.endReason,
+  };
+}
+
 /** The row cache's bounds: entries, and answer text per row (a few MiB at most, never a store's worth of answers). */
 const ROW_CACHE_MAX_ENTRIES = 1024;
 const ROW_CACHE_MAX_TEXT = 2048;
@@ -127,6 +141,8 @@ export class JobStore {
    */
   private readonly unwritten = new Map<string, { row: Readonly<JobRow>; onFailure: (error: Error, row: Readonly<JobRow>) => void }>();
   private unwrittenTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Endings the database refused for a reason of the machine: answered from here until written (held-endings.ts). */
+  readonly held = new HeldEndings();
 
   /** `dataVersion` is the store's data_version, at most 1 ms old (commit-probe.ts); by default it asks SQLite each time. */
   constructor(
@@ -143,7 +159,7 @@ export class JobStore {
     // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first). The
     // ended row comes back from the same statement: announcing the ending costs no second read.
     this.finishStmt = db.query(
-      `UPDATE jobs SET status = $status, finished_at = $finishedAt, result = $result, partial = $partial, error = $error, end_reason = $endReason
+      `UPDATE jobs SET status = $status, finished_at = $finished_at, result = $result, partial = $partial, error = $error, end_reason = $end_reason
        WHERE id = $id AND status IN ('pending', 'running') RETURNING *`,
     );
     this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
@@ -210,7 +226,7 @@ export class JobStore {
 
   /** The job, if it exists and — when `owner` is given — belongs to that principal; null otherwise (the two look the same). */
   get(id: string, owner: string | null = null): JobRow | null {
-    const row = this.unwritten.get(id)?.row ?? this.readRow(id);
+    const row = this.unwritten.get(id)?.row ?? this.held.row(id) ?? this.readRow(id);
     // Threat: a second client reading another's job. Ownership is part of every read: a foreign id reads as absent.
     return row !== null && (owner === null || row.principal === owner) ? row : null;
   }
@@ -236,6 +252,7 @@ export class JobStore {
    */
   private wrote<T>(write: () => T): T {
     this.writeUnwritten();
+    this.held.flush();
     this.rows.clear();
     try {
       return write();
@@ -281,10 +298,12 @@ export class JobStore {
     params.push(filter.limit);
     const sql = `SELECT ${SUMMARY_COLUMNS}
       FROM jobs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`;
-    return this.db
-      .query(sql)
-      .all(...params)
-      .map((row) => SummarySchema.parse(row));
+    return this.withHeld(
+      this.db
+        .query(sql)
+        .all(...params)
+        .map((row) => SummarySchema.parse(row)),
+    );
   }
 
   /**
@@ -304,7 +323,7 @@ export class JobStore {
       : this.db
           .query(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE principal = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
           .all(principal, limit);
-    return rows.map((row) => SummarySchema.parse(row));
+    return this.withHeld(rows.map((row) => SummarySchema.parse(row)));
   }
 
   /** pending → running; false when the job is no longer pending. */
@@ -317,9 +336,47 @@ export class JobStore {
    * commits in the same transaction.
    */
   finish(id: string, end: JobEnd, alsoRun?: () => void): JobRow | null {
-    const ended = this.wrote(() => this.finishNow(id, end, alsoRun));
+    // The first ending wins, a held one too.
+    if (this.held.row(id)) return null;
+    let ended: Readonly<JobRow> | null;
+    try {
+      ended = this.wrote(() => this.finishNow(id, end, alsoRun));
+    } catch (error) {
+      if (!storageFailureOf(error, "")) throw error;
+      return this.holdEnding(id, end, alsoRun, error);
+    }
     if (ended) this.remember(id, ended);
     return ended;
+  }
+
+  /**
+   * An ending the database refused for a reason of the machine (a full disk): the row it makes, held until written
+   * (held-endings.ts); null when the job is not active (another ending won, or it was never stored).
+   */
+  private holdEnding(id: string, end: JobEnd, alsoRun: (() => void) | undefined, error: unknown): JobRow | null {
+    const current = this.get(id);
+    if (!current || !isActiveStatus(current.status)) return null;
+    const row: Readonly<JobRow> = Object.freeze({ ...current, ...endingColumns(end) });
+    const write = (): void => {
+      try {
+        this.finishNow(id, end, alsoRun);
+      } finally {
+        this.rows.clear();
+      }
+    };
+    this.held.hold(id, { row, write }, error);
+    return row;
+  }
+
+  /** Summaries with the held endings applied: this process never lists a job it answered as still running. */
+  private withHeld(rows: JobSummary[]): JobSummary[] {
+    if (this.held.size === 0) return rows;
+    return rows.map((summary) => {
+      const held = this.held.row(summary.id);
+      return held
+        ? { ...summary, status: held.status, finished_at: held.finished_at, error: held.error, end_reason: held.end_reason }
+        : summary;
+    });
   }
 
   private finishNow(id: string, end: JobEnd, alsoRun?: () => void): Readonly<JobRow> | null {
@@ -330,15 +387,7 @@ export class JobStore {
         return ended;
       })();
     }
-    const raw = this.finishStmt.get({
-      id,
-      status: end.status,
-      finishedAt: end.finishedAt,
-      result: end.result ?? null,
-      partial: end.partial ?? null,
-      error: end.error ?? null,
-      endReason: end.endReason,
-    });
+    const raw = this.finishStmt.get({ id, ...endingColumns(end) });
     return raw ? Object.freeze(JobRowSchema.parse(raw)) : null;
   }
 
@@ -377,7 +426,7 @@ export class JobStore {
 
   /** Deletes every job of `principal` (no one else's); returns how many there were, by status. */
   clearFor(principal: string): StatusCounts {
-    return this.wrote(() =>
+    const counts = this.wrote(() =>
       this.db.transaction(() => {
         const counts = this.countByStatus(principal);
         this.tally = null;
@@ -385,6 +434,9 @@ export class JobStore {
         return counts;
       })(),
     );
+    // Their held endings have no row left to write to.
+    this.held.forget((row) => row.principal === principal);
+    return counts;
   }
 
   /** Ids of the jobs the database says are pending or running. */

@@ -6,7 +6,7 @@ import type { ChatRequest, ChatResult } from "../../src/gateway/client.ts";
 import { GatewayError } from "../../src/gateway/errors.ts";
 import { cancelJob as cancelStoredJob } from "../../src/jobs/admin.ts";
 import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
-import { silentLogger } from "../../src/log.ts";
+import { type Logger, silentLogger } from "../../src/log.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 
 /** A gateway stand-in whose calls the test finishes by hand; an aborted call rejects the way the real client does. */
@@ -38,6 +38,8 @@ function setup(
     requestMs?: number;
     jobMs?: number;
     gateway?: ScriptedGateway | null;
+    retentionMs?: number;
+    log?: Logger;
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
@@ -53,10 +55,10 @@ function setup(
       maxQueued: overrides.maxQueued ?? 10,
       maxStored: overrides.maxStored ?? 100,
       maxStoredTotal: overrides.maxStoredTotal,
-      retentionMs: 3_600_000,
+      retentionMs: overrides.retentionMs ?? 3_600_000,
     },
     timeouts: { requestMs: overrides.requestMs ?? 60_000, jobMs: overrides.jobMs ?? 120_000 },
-    log: silentLogger,
+    log: overrides.log ?? silentLogger,
     outsideEndingsEveryMs: 20,
   });
   jobs.start();
@@ -434,5 +436,39 @@ describe("JobService: every ending is written once and announced once", () => {
     ask(jobs, "second");
     await Bun.sleep(150);
     expect(probes).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("JobService: a database that refuses writes (a full disk, a read-only file)", () => {
+  const lines: string[] = [];
+  const log: Logger = { ...silentLogger, error: (message) => void lines.push(message) };
+
+  test("a new job is refused saying why, with no path in it; the reaper's failed delete is told, and the service goes on", async () => {
+    lines.length = 0;
+    // Retention 24 s: the reaper runs every second.
+    const { store, path, gateway, jobs } = setup({ retentionMs: 24_000, log });
+    store.db.exec("PRAGMA query_only = ON");
+    let refused: unknown;
+    try {
+      jobs.submit({ principal: "pat:a", prompt: "hi", sessionLabel: null, mode: "async" });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(JobRefusedError);
+    expect((refused as Error).message).toBe(
+      "hermes-mcp cannot write its database right now: its database cannot be written. Try again once its owner has fixed that.",
+    );
+    // Its gateway request, sent before the row was written, is closed again.
+    expect(gateway.calls.every((call) => call.aborted)).toBe(true);
+    expect(lines).toEqual([
+      `cannot store a new job: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,
+    ]);
+    await Bun.sleep(1300);
+    expect(lines).toContain(
+      `cannot delete expired jobs: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,
+    );
+    store.db.exec("PRAGMA query_only = OFF");
+    jobs.submit({ principal: "pat:a", prompt: "again", sessionLabel: null, mode: "async" });
+    expect(gateway.calls.at(-1)?.aborted).toBe(false);
   });
 });

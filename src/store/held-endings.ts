@@ -1,0 +1,91 @@
+// Job endings the database refused for a reason of the machine (storage-failure.ts): kept with the row they make, answered from memory, written once the database takes them.
+import type { JobRow } from "./jobs.ts";
+
+/** An ending waiting to be written: the write itself (it commits the ending, or finds the job ended by another process), and the row it makes. */
+export interface HeldEnding {
+  write: () => void;
+  row: Readonly<JobRow>;
+}
+
+/** What the owner hears: the first ending held since the database last took them all, and when they are all written. */
+export interface HeldEndingsListener {
+  held(error: unknown): void;
+  written(count: number): void;
+}
+
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 30_000;
+
+/**
+ * Threat: a disk that fills (or a lock held by another program) while Hermes works. Thrown away, the gateway's answer
+ * would be lost and the job would read "running" until a restart. Held, it is answered from here at once, and written
+ * before this process's next write or by a timer backing off from 1 s to 30 s (a retry blocked by a lock waits the busy
+ * timeout). A restart before then leaves the job failed with the restart reason, as for a crash.
+ */
+export class HeldEndings {
+  private readonly endings = new Map<string, HeldEnding>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private retryMs = FIRST_RETRY_MS;
+  private retryAt = 0;
+  listener: HeldEndingsListener | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get size(): number {
+    return this.endings.size;
+  }
+
+  row(id: string): Readonly<JobRow> | undefined {
+    return this.endings.get(id)?.row;
+  }
+
+  /** Keeps an ending the database refused with `error`; retried from FIRST_RETRY_MS on. */
+  hold(id: string, ending: HeldEnding, error: unknown): void {
+    const first = this.endings.size === 0;
+    this.endings.set(id, ending);
+    if (!first) return;
+    this.retryMs = FIRST_RETRY_MS;
+    this.backOff();
+    this.listener?.held(error);
+  }
+
+  /**
+   * Writes every held ending, in the order held, unless the last try failed less than the backoff ago (`force` tries
+   * anyway). A failure keeps that ending and those after it; the count of endings still held is returned.
+   */
+  flush(force = false): number {
+    if (this.endings.size === 0 || (!force && this.now() < this.retryAt)) return this.endings.size;
+    let written = 0;
+    for (const [id, ending] of this.endings) {
+      try {
+        ending.write();
+      } catch {
+        this.backOff();
+        return this.endings.size;
+      }
+      this.endings.delete(id);
+      written++;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (written > 0) this.listener?.written(written);
+    return 0;
+  }
+
+  /** Forgets the held endings of jobs that no longer exist (a reset deleted them). */
+  forget(gone: (row: Readonly<JobRow>) => boolean): void {
+    for (const [id, ending] of this.endings) if (gone(ending.row)) this.endings.delete(id);
+    if (this.endings.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private backOff(): void {
+    this.retryAt = this.now() + this.retryMs;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flush(true), this.retryMs);
+    this.timer.unref?.();
+    this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs * 2);
+  }
+}

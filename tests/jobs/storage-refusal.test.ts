@@ -1,0 +1,64 @@
+// A database that refuses writes while the daemon runs (here another program's lock; a full disk reads the same): the
+// answer Hermes gave still reaches its caller, the job's ending reaches the file once it is free, and the owner is told.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { askOverHttp } from "../support/mcp-client.ts";
+import { createToken, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+
+let gateway: FakeGateway;
+const home = tempHomes();
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+});
+afterAll(async () => {
+  await gateway.stop();
+});
+
+const settings = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
+const dbOf = (h: string): string => join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(20);
+  }
+}
+
+test("a locked database: the caller gets its answer, the ending is written once the lock goes, the log says why", async () => {
+  const h = home();
+  const token = await createToken(h, "locked", settings());
+  const daemon = await startTestDaemon({ home: h, env: settings() });
+  const other = new Database(dbOf(h));
+  try {
+    // The token's first use is recorded now, not while the lock is held.
+    expect((await askOverHttp(daemon.url, token, "warm")).text).toContain('\\"status\\":\\"completed\\"');
+    const before = gateway.chats.length;
+    const asking = askOverHttp(daemon.url, token, "locked out [[delay:800]]");
+    await until(() => gateway.chats.length > before, 5000);
+    // The job's row is committed within a millisecond of its request leaving; then another program takes the lock.
+    await Bun.sleep(200);
+    other.exec("BEGIN IMMEDIATE");
+    const answer = await asking;
+    expect(answer.text).toContain('\\"status\\":\\"completed\\"');
+    expect(answer.text).toContain("echo: locked out");
+    expect(daemon.logs()).toContain(
+      `cannot write a job's ending (its answer is kept in memory meanwhile): another program kept ${dbOf(h)} locked for more than 5 s; hermes-mcp keeps running and writes again once it can`,
+    );
+    const statusInFile = (): string | undefined =>
+      other.query<{ status: string }, []>("SELECT status FROM jobs ORDER BY created_at DESC LIMIT 1").get()?.status;
+    expect(statusInFile()).toBe("running");
+    other.exec("ROLLBACK");
+    // Retried 1 s after the failure, then 2 s, 4 s…
+    await until(() => statusInFile() === "completed", 10_000);
+    // (INFO lines are written in batches.)
+    await until(() => daemon.logs().includes("job endings held in memory are written count=1"), 2000);
+    // And the daemon goes on as before.
+    expect((await askOverHttp(daemon.url, token, "after")).text).toContain("echo: after");
+  } finally {
+    other.close();
+    expect(await daemon.stop()).toBe(0);
+  }
+}, 30_000);

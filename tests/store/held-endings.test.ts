@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { openStore, type Store } from "../../src/store/index.ts";
+import type { JobEnd, NewJob } from "../../src/store/jobs.ts";
+import { tempDbPaths } from "../support/store-fixtures.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+const dbPath = tempDbPaths();
+
+/** The daemon's store and a second connection to the same file (what the CLI sees). */
+function stores(): { store: Store; other: Store } {
+  const path = dbPath();
+  const [store, other] = [openStore(path), openStore(path)];
+  cleanups.push(() => {
+    other.close();
+    store.close();
+  });
+  return { store, other };
+}
+
+/** From now on, a write that needs one more page fails as on a full disk (SQLITE_FULL); `room()` gives the room back. */
+function fillDisk(store: Store): { room: () => void } {
+  const pages = store.db.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
+  store.db.exec(`PRAGMA max_page_count = ${pages}`);
+  return { room: () => store.db.exec("PRAGMA max_page_count = 1073741823") };
+}
+
+const job = (id: string, principal = "pat:a"): NewJob => ({
+  id,
+  principal,
+  mode: "sync",
+  promptChars: 5,
+  sessionLabel: null,
+  createdAt: 1000,
+  startedAt: 1000,
+});
+
+// An answer that needs pages of its own (overflow pages), which a full disk cannot give.
+const bigAnswer: JobEnd = { status: "completed", finishedAt: 2000, result: "x".repeat(200_000), endReason: "completed" };
+
+describe("job endings a full disk refuses", () => {
+  test("are answered from memory at once, never over-written by a later ending, and reach the file once there is room", async () => {
+    const { store, other } = stores();
+    const heard: string[] = [];
+    store.jobs.held.listener = {
+      held: (error) => heard.push(`held ${(error as { code?: string }).code}`),
+      written: (count) => heard.push(`written ${count}`),
+    };
+    store.jobs.insert(job("j1"));
+    const disk = fillDisk(store);
+    const ended = store.jobs.finish("j1", bigAnswer);
+    expect(ended).toMatchObject({ id: "j1", status: "completed", finished_at: 2000, end_reason: "completed" });
+    expect(ended?.result).toHaveLength(200_000);
+    expect(heard).toEqual(["held SQLITE_FULL"]);
+    // This process reads and lists the ending; the file does not have it yet.
+    expect(store.jobs.get("j1")?.status).toBe("completed");
+    expect(store.jobs.pageOwned("pat:a", null, 10).map((j) => j.status)).toEqual(["completed"]);
+    expect(store.jobs.list({ limit: 10 }).map((j) => j.status)).toEqual(["completed"]);
+    expect(other.jobs.get("j1")?.status).toBe("running");
+    // The first ending wins: a cancel arriving now changes nothing.
+    expect(store.jobs.finish("j1", { status: "cancelled", finishedAt: 2500, endReason: "cancelled" })).toBeNull();
+    // Room again: the retry (1 s after the failure) writes it.
+    disk.room();
+    const deadline = Date.now() + 3000;
+    while (other.jobs.get("j1")?.status !== "completed" && Date.now() < deadline) await Bun.sleep(50);
+    expect(other.jobs.get("j1")).toMatchObject({ status: "completed", finished_at: 2000 });
+    expect(other.jobs.get("j1")?.result).toHaveLength(200_000);
+    expect(heard).toEqual(["held SQLITE_FULL", "written 1"]);
+    expect(store.jobs.held.size).toBe(0);
+  });
+
+  test("a job already ended in the file is not held (its ending stands), and an unknown one neither", () => {
+    const { store, other } = stores();
+    store.jobs.insert(job("j2"));
+    expect(other.jobs.finish("j2", { status: "cancelled", finishedAt: 1500, endReason: "owner_cancelled" })).not.toBeNull();
+    fillDisk(store);
+    expect(store.jobs.finish("j2", bigAnswer)).toBeNull();
+    expect(store.jobs.finish("nobody", bigAnswer)).toBeNull();
+    expect(store.jobs.held.size).toBe(0);
+    expect(store.jobs.get("j2")?.status).toBe("cancelled");
+  });
+
+  test("a held ending whose job is then ended by another process gives way to that ending", () => {
+    const { store, other } = stores();
+    store.jobs.insert(job("j3"));
+    const disk = fillDisk(store);
+    store.jobs.finish("j3", bigAnswer);
+    other.jobs.finish("j3", { status: "cancelled", finishedAt: 1800, endReason: "owner_cancelled" });
+    disk.room();
+    expect(store.jobs.held.flush(true)).toBe(0);
+    expect(store.jobs.get("j3")?.status).toBe("cancelled");
+  });
+
+  test("a reset forgets the held endings of the jobs it deletes, and no one else's", () => {
+    const { store } = stores();
+    store.jobs.insert(job("mine", "pat:a"));
+    store.jobs.insert(job("theirs", "pat:b"));
+    const disk = fillDisk(store);
+    store.jobs.finish("mine", bigAnswer);
+    store.jobs.finish("theirs", bigAnswer);
+    expect(store.jobs.held.size).toBe(2);
+    disk.room();
+    // The reset writes what it can first (its own write flushes held endings once their retry is due).
+    store.jobs.held.flush(true);
+    fillDisk(store);
+    store.jobs.insert(job("mine-2", "pat:a"));
+    store.jobs.finish("mine-2", bigAnswer);
+    expect(store.jobs.held.size).toBe(1);
+    store.jobs.clearFor("pat:a");
+    expect(store.jobs.held.size).toBe(0);
+    expect(store.jobs.get("theirs")?.status).toBe("completed");
+  });
+
+  test("other errors are not held: they reach the caller", () => {
+    const { store } = stores();
+    store.jobs.insert(job("j4"));
+    expect(() => store.jobs.finish("j4", { ...bigAnswer, status: "bogus" as "completed" })).toThrow(/CHECK constraint/);
+    expect(store.jobs.held.size).toBe(0);
+  });
+
+  test("closing the store writes the held endings when the file takes them", () => {
+    const { store, other } = stores();
+    store.jobs.insert(job("j5"));
+    const disk = fillDisk(store);
+    store.jobs.finish("j5", bigAnswer);
+    disk.room();
+    store.close();
+    expect(other.jobs.get("j5")?.status).toBe("completed");
+  });
+});
