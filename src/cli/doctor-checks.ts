@@ -10,7 +10,7 @@ import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
 import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
-import { BUSY_TIMEOUT_MS, freeBytesBeside, NO_ROOM_BYTES } from "../store/storage-failure.ts";
+import { BUSY_TIMEOUT_MS, freeBytesIn, NO_ROOM_BYTES } from "../store/storage-failure.ts";
 import { sizeText } from "../size-text.ts";
 import { inspectStore } from "../store/index.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
@@ -172,10 +172,10 @@ const LOW_ROOM_BYTES = 100 * 1024 * 1024;
  * Room on the disk holding the database: a full one refuses new jobs and keeps answers only in memory until it has
  * room (doctor's ✔ on "writable" cannot see that: its probe writes nothing).
  */
-export function diskRoomCheck(config: Config, freeBytes: (path: string) => number | null = freeBytesBeside): Check[] {
+export function diskRoomCheck(config: Config, freeBytes: (folder: string) => number | null = freeBytesIn): Check[] {
   if (config.dbPath === ":memory:") return [];
   // The database, or where it will be created: statfs of the nearest folder that exists, which is on the same disk.
-  const free = freeBytes(`${nearestExisting(dirname(config.dbPath))}/db`);
+  const free = freeBytes(nearestExisting(dirname(config.dbPath)));
   if (free === null) return [];
   const title = `room on the disk holding ${config.dbPath}`;
   if (free >= LOW_ROOM_BYTES) return [{ ok: true, title: `${title}: ${sizeText(free)} free` }];

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { HeldEndings } from "./held-endings.ts";
-import { storageFailureOf } from "./storage-failure.ts";
+import { storageFailureCode } from "./storage-failure.ts";
 
 export const JOB_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -342,7 +342,7 @@ export class JobStore {
     try {
       ended = this.wrote(() => this.finishNow(id, end, alsoRun));
     } catch (error) {
-      if (!storageFailureOf(error, "")) throw error;
+      if (storageFailureCode(error) === null) throw error;
       return this.holdEnding(id, end, alsoRun, error);
     }
     if (ended) this.remember(id, ended);

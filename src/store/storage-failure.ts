@@ -17,10 +17,19 @@ export interface StorageFailure {
   publicReason: string;
 }
 
-/** The storage failure `error` is (a SQLiteError whose code names one), or null for any other error. */
-export function storageFailureOf(error: unknown, dbPath: string): StorageFailure | null {
+/** SQLite's codes for a machine that refuses the write: no room, a lock held elsewhere, no write access, a disk error. */
+const STORAGE_CODE = /^SQLITE_(FULL|BUSY|LOCKED|READONLY|IOERR)/;
+
+/** SQLite's code when `error` is a storage failure, else null; asks nothing of the disk (JobStore tells with it whether to hold an ending). */
+export function storageFailureCode(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
-  if (!(error instanceof Error) || typeof code !== "string") return null;
+  return error instanceof Error && typeof code === "string" && STORAGE_CODE.test(code) ? code : null;
+}
+
+/** The storage failure `error` is, in words naming `dbPath`, or null for any other error. */
+export function storageFailureOf(error: unknown, dbPath: string): StorageFailure | null {
+  const code = storageFailureCode(error);
+  if (code === null) return null;
   // SQLite maps ENOSPC to SQLITE_FULL, but not where it grows the -shm file (SQLITE_IOERR_SHMSIZE) and some other
   // writes: an I/O error on a disk with no room left is that full disk.
   if (code === "SQLITE_FULL" || (code.startsWith("SQLITE_IOERR") && hasNoRoom(dbPath)))
@@ -44,14 +53,12 @@ export function storageFailureOf(error: unknown, dbPath: string): StorageFailure
       fix: "make it writable by the user hermes-mcp runs as, or set HERMES_MCP_DB_PATH to a writable location",
       publicReason: "its database cannot be written",
     };
-  if (code.startsWith("SQLITE_IOERR"))
-    return {
-      code,
-      problem: `the disk holding ${dbPath} failed a read or write (${code})`,
-      fix: "check that disk (`dmesg` names its errors, `df -h` its free space)",
-      publicReason: "its disk failed a read or write",
-    };
-  return null;
+  return {
+    code,
+    problem: `the disk holding ${dbPath} failed a read or write (${code})`,
+    fix: "check that disk (`dmesg` names its errors, `df -h` its free space)",
+    publicReason: "its disk failed a read or write",
+  };
 }
 
 /** How often the same storage failure is logged again while it lasts: a full disk must not fill faster with our log. */
@@ -106,18 +113,18 @@ export function startRefusal(error: unknown, dbPath: string): string | null {
 /** Below this, the disk holding the database counts as full: SQLite needs room for its pages, its WAL and its -shm. */
 export const NO_ROOM_BYTES = 1024 * 1024;
 
-/** Bytes this user may still write on the disk holding `path` (a file or a folder), or null when that cannot be read. */
-export function freeBytesBeside(path: string): number | null {
+/** Bytes this user may still write on the disk holding `folder`, or null when that cannot be read. */
+export function freeBytesIn(folder: string): number | null {
   try {
-    const disk = statfsSync(dirname(path));
+    const disk = statfsSync(folder);
     return disk.bavail * disk.bsize;
   } catch {
     return null;
   }
 }
 
-/** Whether the disk holding `path` has no room left (unknown reads as room). */
+/** Whether the disk holding the file `path` has no room left (unknown reads as room). */
 function hasNoRoom(path: string): boolean {
-  const free = freeBytesBeside(path);
+  const free = freeBytesIn(dirname(path));
   return free !== null && free < NO_ROOM_BYTES;
 }

@@ -7,7 +7,7 @@ import { diskRoomCheck } from "../../src/cli/doctor-checks.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { failureResponse } from "../../src/http/failure-response.ts";
 import type { Logger, LogFields } from "../../src/log.ts";
-import { publicStorageMessage, StorageAlarm, startRefusal, storageFailureOf } from "../../src/store/storage-failure.ts";
+import { publicStorageMessage, StorageAlarm, startRefusal, storageFailureCode, storageFailureOf } from "../../src/store/storage-failure.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -107,6 +107,10 @@ describe("storageFailureOf", () => {
     expect(storageFailureOf(new Error("boom"), "/db")).toBeNull();
     expect(storageFailureOf({ code: "SQLITE_FULL" }, "/db")).toBeNull();
     expect(storageFailureOf(null, "/db")).toBeNull();
+    // The cheap test JobStore holds an ending by: the code alone.
+    expect(storageFailureCode(constraint)).toBeNull();
+    expect(storageFailureCode(fullDiskError())).toBe("SQLITE_FULL");
+    expect(storageFailureCode(lockedError())).toBe("SQLITE_BUSY");
   });
 
   test("a start-up failure says it could not start and how to", () => {
@@ -195,6 +199,6 @@ describe("doctor's room check", () => {
       return 5000 * MiB;
     });
     // HOME exists, ~/.local/share/hermes-mcp does not yet.
-    expect(asked).toEqual([`${home}/db`]);
+    expect(asked).toEqual([home]);
   });
 });
