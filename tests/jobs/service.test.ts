@@ -471,4 +471,43 @@ describe("JobService: a database that refuses writes (a full disk, a read-only f
     jobs.submit({ principal: "pat:a", prompt: "again", sessionLabel: null, mode: "async" });
     expect(gateway.calls.at(-1)?.aborted).toBe(false);
   });
+
+  test("a queued job the database cannot start fails saying why; the answer that freed its slot is held and still read", async () => {
+    lines.length = 0;
+    const { store, path, gateway, jobs } = setup({ maxConcurrent: 1, log });
+    const first = ask(jobs, "first");
+    const second = ask(jobs, "second");
+    expect(jobs.view(second.id, null).status).toBe("pending");
+    store.db.exec("PRAGMA query_only = ON");
+    gateway.calls[0]?.resolve({ text: "done", sessionId: null, finishReason: "stop" });
+    await Bun.sleep(20);
+    // The first job's ending waits in memory; the second never reached the gateway.
+    expect(jobs.view(first.id, null)).toMatchObject({ status: "completed", result: "done" });
+    expect(jobs.view(second.id, null)).toMatchObject({
+      status: "failed",
+      error:
+        "hermes-mcp cannot write its database right now: its database cannot be written. Try again once its owner has fixed that. The job was not started.",
+    });
+    expect(gateway.calls).toHaveLength(1);
+    expect(lines).toContain(
+      `cannot start a queued job: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,
+    );
+    store.db.exec("PRAGMA query_only = OFF");
+    expect(store.jobs.held.flush(true)).toBe(0);
+    expect(store.jobs.get(second.id)?.status).toBe("failed");
+  });
+
+  test("a sync call handed over to a job while the database refuses writes runs on as a job", async () => {
+    lines.length = 0;
+    const { store, gateway, jobs } = setup({ log });
+    const job = jobs.submit({ principal: "pat:a", prompt: "long", sessionLabel: null, mode: "sync" });
+    await Bun.sleep(5);
+    store.db.exec("PRAGMA query_only = ON");
+    expect(() => jobs.promote(job.id)).not.toThrow();
+    expect(lines.some((line) => line.startsWith("cannot record a sync call handed over to a job:"))).toBe(true);
+    store.db.exec("PRAGMA query_only = OFF");
+    gateway.calls[0]?.resolve({ text: "later", sessionId: null, finishReason: "stop" });
+    await Bun.sleep(20);
+    expect(jobs.view(job.id, null)).toMatchObject({ status: "completed", result: "later" });
+  });
 });

@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { askOverHttp } from "../support/mcp-client.ts";
-import { createToken, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
 let gateway: FakeGateway;
@@ -62,3 +62,24 @@ test("a locked database: the caller gets its answer, the ending is written once 
     expect(await daemon.stop()).toBe(0);
   }
 }, 30_000);
+
+test("a CLI command whose write the database refuses says so, what to do, and that nothing changed", async () => {
+  const h = home();
+  await createToken(h, "first", settings());
+  const other = new Database(dbOf(h));
+  try {
+    other.exec("BEGIN IMMEDIATE");
+    const refused = await runCli(["token", "create", "--name", "second"], { home: h, env: settings() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `another program kept ${dbOf(h)} locked for more than 5 s, so nothing was changed — close what holds it (an open sqlite3 shell, or a tool writing the file), then run the command again`,
+    );
+    expect(refused.stdout).toBe("");
+    other.exec("ROLLBACK");
+    const listed = await runCli(["token", "list"], { home: h, env: settings() });
+    expect(listed.stdout).toContain("first");
+    expect(listed.stdout).not.toContain("second");
+  } finally {
+    other.close();
+  }
+}, 20_000);
