@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { askOverHttp } from "../support/mcp-client.ts";
-import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
 let gateway: FakeGateway;
@@ -17,8 +17,8 @@ afterAll(async () => {
   await gateway.stop();
 });
 
+const folderOf = (h: string): string => dirname(databaseOf(h));
 const env = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
-const dbOf = (h: string): string => join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 const count = (path: string, table: string): number => {
   const db = new Database(path, { readonly: true });
   try {
@@ -38,7 +38,7 @@ test("a backup taken while serve runs holds what was just written; restore refus
     expect((await askOverHttp(daemon.url, before)).text).toContain('"status":"completed"');
     const taken = await runCli(["backup", "backups/monday.db"], { home: h, env: env() });
     expect(taken.code).toBe(0);
-    expect(taken.stderr).toContain(`Backed up ${dbOf(h)} to ${backup} (`);
+    expect(taken.stderr).toContain(`Backed up ${databaseOf(h)} to ${backup} (`);
     expect(taken.stderr).toContain("schema 7, 1 job, 0 apps, 1 personal token, 0 signed-in connections");
     expect(taken.stderr).toContain(`hermes-mcp restore ${backup}`);
     // Private from its first byte: token hashes and job results.
@@ -49,12 +49,12 @@ test("a backup taken while serve runs holds what was just written; restore refus
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists: name a new file");
     // Restoring under a running daemon would pull its database from under it.
-    const dbBytes = readFileSync(dbOf(h));
+    const dbBytes = readFileSync(databaseOf(h));
     const refused = await runCli(["restore", backup], { home: h, env: env() });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("hermes-mcp is already running on this database (pid");
     expect(refused.stderr).toContain("Nothing was changed: stop it first");
-    expect(readFileSync(dbOf(h)).equals(dbBytes)).toBe(true);
+    expect(readFileSync(databaseOf(h)).equals(dbBytes)).toBe(true);
   } finally {
     await daemon.stop();
   }
@@ -62,12 +62,12 @@ test("a backup taken while serve runs holds what was just written; restore refus
   const after = await createToken(h, "after", env());
   const restored = await runCli(["restore", "~/backups/monday.db"], { home: h, env: env() });
   expect(restored.code).toBe(0);
-  expect(restored.stderr).toContain(`Restored ${backup} into ${dbOf(h)} (`);
-  const aside = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((name) => name.includes(".before-restore-"));
+  expect(restored.stderr).toContain(`Restored ${backup} into ${databaseOf(h)} (`);
+  const aside = readdirSync(folderOf(h)).find((name) => name.includes(".before-restore-"));
   expect(aside).toMatch(/^hermes-mcp\.db\.before-restore-\d{8}T\d{6}Z$/);
-  expect(restored.stderr).toContain(`kept at ${join(h, ".local", "share", "hermes-mcp", aside as string)}`);
+  expect(restored.stderr).toContain(`kept at ${join(folderOf(h), aside as string)}`);
   // The replaced database is kept whole: both tokens are in it.
-  expect(count(join(h, ".local", "share", "hermes-mcp", aside as string), "personal_tokens")).toBe(2);
+  expect(count(join(folderOf(h), aside as string), "personal_tokens")).toBe(2);
   const restarted = await startTestDaemon({ home: h, env: env() });
   try {
     expect((await askOverHttp(restarted.url, before)).text).toContain('"status":"completed"');
@@ -78,16 +78,16 @@ test("a backup taken while serve runs holds what was just written; restore refus
   // Changed their mind: the database kept aside (in WAL mode, as serve left it) goes back the same way, and reading it
   // left no -wal or -shm file beside it.
   await Bun.sleep(1100);
-  const undone = await runCli(["restore", join(h, ".local", "share", "hermes-mcp", aside as string)], { home: h, env: env() });
+  const undone = await runCli(["restore", join(folderOf(h), aside as string)], { home: h, env: env() });
   expect(undone.code).toBe(0);
   expect(undone.stderr).toContain("2 personal tokens");
-  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => /-(wal|shm)$/.test(n))).toEqual([]);
+  expect(readdirSync(folderOf(h)).filter((n) => /-(wal|shm)$/.test(n))).toEqual([]);
 });
 
 test("restore refuses what is no hermes-mcp backup and changes nothing; a damaged database is replaced and kept aside", async () => {
   const h = home();
   await createToken(h, "mine", env());
-  const path = dbOf(h);
+  const path = databaseOf(h);
   const original = readFileSync(path);
   const foreign = join(h, "state.db");
   const other = new Database(foreign);
@@ -121,7 +121,7 @@ test("restore refuses what is no hermes-mcp backup and changes nothing; a damage
     expect(result.stderr).toContain("nothing was changed");
   }
   expect(readFileSync(path).equals(original)).toBe(true);
-  expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).filter((n) => /before-restore|restoring/.test(n))).toEqual([]);
+  expect(readdirSync(folderOf(h)).filter((n) => /before-restore|restoring/.test(n))).toEqual([]);
 
   // A backup an older hermes-mcp wrote is upgraded as it is put back; the damaged database it replaces is kept.
   const old = join(h, "old.db");
@@ -138,8 +138,8 @@ test("restore refuses what is no hermes-mcp backup and changes nothing; a damage
   );
   const listed = await runCli(["token", "list"], { home: h, env: env() });
   expect(listed.stdout).toContain("old");
-  const aside = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((n) => n.includes("before-restore"));
-  expect(readFileSync(join(h, ".local", "share", "hermes-mcp", aside as string), "utf8")).toStartWith("damaged");
+  const aside = readdirSync(folderOf(h)).find((n) => n.includes("before-restore"));
+  expect(readFileSync(join(folderOf(h), aside as string), "utf8")).toStartWith("damaged");
 });
 
 test("backup says what is wrong and writes nothing: no database yet, a folder that does not exist", async () => {
@@ -171,14 +171,14 @@ test("backup into a folder writes a new dated file there, as cp would (a daily c
   expect(statSync(join(h, "backups", written[0] as string)).mode & 0o777).toBe(0o600);
   expect(count(join(h, "backups", written[0] as string), "personal_tokens")).toBe(1);
   // restore wants the file: the folder is refused, naming the newest dated copy in it.
-  const dbBytes = readFileSync(dbOf(h));
+  const dbBytes = readFileSync(databaseOf(h));
   const folder = await runCli(["restore", "~/backups"], { home: h, env: env() });
   expect(folder.code).toBe(1);
   expect(folder.stderr).toContain(
     `${join(h, "backups")} is a folder: name the backup file in it, e.g. hermes-mcp restore ${join(h, "backups", written[0] as string)} (the newest there); nothing was changed`,
   );
   expect((await runCli(["restore", " "], { home: h, env: env() })).stderr).toContain("name the backup file to restore");
-  expect(readFileSync(dbOf(h)).equals(dbBytes)).toBe(true);
+  expect(readFileSync(databaseOf(h)).equals(dbBytes)).toBe(true);
 });
 
 /** Waits for the daemon to exit on its own (it looks once quiet, 5 s after its last request); its status, or null. */
@@ -193,19 +193,17 @@ test("deleted under serve: it saves what it still holds, says how to get it back
   try {
     // A token made while it runs lives only in this database.
     await createToken(h, "phone", env());
-    rmSync(join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db"));
+    rmSync(databaseOf(h));
     const status = await exitWithin(daemon.proc, 15_000);
     expect(status).toBe(1);
-    const saved = readdirSync(join(h, ".local", "share", "hermes-mcp")).find((name) => /^hermes-mcp\.db\.deleted-\d{8}T\d{6}Z$/.test(name));
+    const saved = readdirSync(folderOf(h)).find((name) => /^hermes-mcp\.db\.deleted-\d{8}T\d{6}Z$/.test(name));
     expect(saved).toBeDefined();
-    const path = join(join(h, ".local", "share", "hermes-mcp"), saved as string);
+    const path = join(folderOf(h), saved as string);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const db = new Database(path, { readonly: true });
     expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM personal_tokens").get()?.n).toBe(2);
     db.close();
-    expect(daemon.logs()).toContain(
-      `the database file ${join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db")} was deleted while hermes-mcp ran: stopping`,
-    );
+    expect(daemon.logs()).toContain(`the database file ${databaseOf(h)} was deleted while hermes-mcp ran: stopping`);
     expect(daemon.logs()).toContain(`hermes-mcp restore ${path}`);
     // The way back it names works.
     const restored = await runCli(["restore", path], { home: h, env: env() });
@@ -224,10 +222,10 @@ test("replaced under serve (a file moved over it): the same, and the next start 
   expect(backup.code).toBe(0);
   const daemon = await startTestDaemon({ home: h, env: env() });
   try {
-    renameSync(other, join(join(h, ".local", "share", "hermes-mcp"), "hermes-mcp.db"));
+    renameSync(other, databaseOf(h));
     expect(await exitWithin(daemon.proc, 15_000)).toBe(1);
     expect(daemon.logs()).toContain("was replaced while hermes-mcp ran: stopping");
-    expect(readdirSync(join(h, ".local", "share", "hermes-mcp")).some((name) => name.startsWith("hermes-mcp.db.replaced-"))).toBe(true);
+    expect(readdirSync(folderOf(h)).some((name) => name.startsWith("hermes-mcp.db.replaced-"))).toBe(true);
   } finally {
     daemon.proc.kill("SIGKILL");
   }

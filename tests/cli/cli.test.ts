@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { createToken, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, databaseOf, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
 /** Can this machine listen on IPv6 loopback (some containers have no ::1)? */
@@ -464,7 +464,7 @@ describe("doctor reads cleanly", () => {
     const h = home();
     const env = { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
     expect((await runCli(["set-password"], { home: h, env, stdin: "correct horse battery\n" })).code).toBe(0);
-    const store = openStore(join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
+    const store = openStore(databaseOf(h));
     // One address locked out: named as such, approvals from elsewhere still work.
     store.oauth.limits.put(addressBucket(CONSENT_BUCKET, "203.0.113.7"), {
       windowStart: Date.now(),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { join } from "node:path";
 import { openStore } from "../../src/store/index.ts";
-import { createToken, runCli } from "../support/daemon.ts";
+import { createToken, databaseOf, runCli } from "../support/daemon.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
 import { startWorld, type World } from "../support/world.ts";
 
@@ -106,7 +106,7 @@ describe("hermes-mcp jobs", () => {
 
   test("text a caller or Hermes chose cannot drive the owner's terminal: controls and bidi overrides are shown escaped", async () => {
     // A row from before labels were checked, with a hostile label, error and answer.
-    const store = openStore(join(world.home, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
+    const store = openStore(databaseOf(world.home));
     try {
       store.jobs.insert({
         id: "hostile-0001",

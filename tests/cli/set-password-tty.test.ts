@@ -3,14 +3,14 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { verifyConsentPassword } from "../../src/oauth/password.ts";
 import { openStore } from "../../src/store/index.ts";
-import { tempHomes } from "../support/daemon.ts";
+import { databaseOf, tempHomes } from "../support/daemon.ts";
 import { runCliOnTerminal } from "../support/pty.ts";
 
 const home = tempHomes();
 
 const PASSWORD = "correct horse battery";
 const passwordSaved = async (h: string, password: string): Promise<boolean> => {
-  const store = openStore(join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db"));
+  const store = openStore(databaseOf(h));
   try {
     return await verifyConsentPassword(store, password);
   } finally {

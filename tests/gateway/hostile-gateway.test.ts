@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { UNRECOGNISED_REASON } from "../../src/gateway/untrusted.ts";
 import { structuredOf, textOf } from "../support/mcp-client.ts";
+import { databaseOf } from "../support/daemon.ts";
 import { startWorld, type World } from "../support/world.ts";
 
 /** Raw characters that could split a log line or reorder what a reader sees. */
@@ -25,7 +26,7 @@ afterEach(() => {
 });
 
 function database(): Database {
-  return new Database(join(world.home, ".local", "share", "hermes-mcp", "hermes-mcp.db"), { readonly: true });
+  return new Database(databaseOf(world.home), { readonly: true });
 }
 
 const ask = (args: Record<string, unknown>, onprogress?: (p: { message?: string }) => void) =>

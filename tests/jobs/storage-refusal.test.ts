@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { askOverHttp } from "../support/mcp-client.ts";
-import { createToken, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 
 let gateway: FakeGateway;
@@ -17,7 +17,6 @@ afterAll(async () => {
 });
 
 const settings = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
-const dbOf = (h: string): string => join(h, ".local", "share", "hermes-mcp", "hermes-mcp.db");
 
 async function until(condition: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -31,7 +30,7 @@ test("a locked database: the caller gets its answer, the ending is written once 
   const h = home();
   const token = await createToken(h, "locked", settings());
   const daemon = await startTestDaemon({ home: h, env: settings() });
-  const other = new Database(dbOf(h));
+  const other = new Database(databaseOf(h));
   try {
     // The token's first use is recorded now, not while the lock is held.
     expect((await askOverHttp(daemon.url, token, "warm")).text).toContain('\\"status\\":\\"completed\\"');
@@ -45,7 +44,7 @@ test("a locked database: the caller gets its answer, the ending is written once 
     expect(answer.text).toContain('\\"status\\":\\"completed\\"');
     expect(answer.text).toContain("echo: locked out");
     expect(daemon.logs()).toContain(
-      `cannot write a job's ending (its answer is kept in memory meanwhile): another program kept ${dbOf(h)} locked for more than 5 s; hermes-mcp keeps running and writes again once it can`,
+      `cannot write a job's ending (its answer is kept in memory meanwhile): another program kept ${databaseOf(h)} locked for more than 5 s; hermes-mcp keeps running and writes again once it can`,
     );
     const statusInFile = (): string | undefined =>
       other.query<{ status: string }, []>("SELECT status FROM jobs ORDER BY created_at DESC LIMIT 1").get()?.status;
@@ -66,13 +65,13 @@ test("a locked database: the caller gets its answer, the ending is written once 
 test("a CLI command whose write the database refuses says so, what to do, and that nothing changed", async () => {
   const h = home();
   await createToken(h, "first", settings());
-  const other = new Database(dbOf(h));
+  const other = new Database(databaseOf(h));
   try {
     other.exec("BEGIN IMMEDIATE");
     const refused = await runCli(["token", "create", "--name", "second"], { home: h, env: settings() });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      `another program kept ${dbOf(h)} locked for more than 5 s, so nothing was changed — close what holds it (an open sqlite3 shell, or a tool writing the file), then run the command again`,
+      `another program kept ${databaseOf(h)} locked for more than 5 s, so nothing was changed — close what holds it (an open sqlite3 shell, or a tool writing the file), then run the command again`,
     );
     expect(refused.stdout).toBe("");
     other.exec("ROLLBACK");

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { startTestDaemon, type TestDaemon } from "../support/daemon.ts";
+import { databaseOf, startTestDaemon, type TestDaemon } from "../support/daemon.ts";
 import type { FakeGateway } from "../support/fake-gateway.ts";
 import { startGatewayHome, type GatewayHome } from "../support/world.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
@@ -47,7 +47,7 @@ describe("restarts", () => {
       expect(view).toMatchObject({ status: "failed", end_reason: "restart" });
       expect(view.error as string).toContain("may have finished");
       expect(gateway.chats.filter((c) => c.prompt?.startsWith("crash-victim")).length).toBe(1);
-      const db = join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+      const db = databaseOf(home);
       expect(statSync(db).mode & 0o777).toBe(0o600);
     } finally {
       await second.stop();

@@ -35,6 +35,9 @@ export function makeHome(): string {
   return mkdtempSync(join(tmpdir(), "hermes-mcp-test-"));
 }
 
+/** The database a daemon or CLI run with `baseEnv(home)` uses (XDG_DATA_HOME under that home). */
+export const databaseOf = (home: string): string => join(home, ".local", "share", "hermes-mcp", "hermes-mcp.db");
+
 /** The environment a test daemon or CLI run sees: nothing from the developer's machine leaks in. */
 export function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
