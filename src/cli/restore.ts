@@ -7,6 +7,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { describeContents } from "./backup-contents.ts";
 import { backupToRestore } from "./backup-files.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
+import { howToStop } from "./stop-advice.ts";
 
 export default defineCommand({
   meta: {
@@ -26,7 +27,7 @@ export default defineCommand({
       } catch (error) {
         if (error instanceof DaemonLockedError)
           throw new CliExit(
-            `${error.message}. Nothing was changed: stop it first (systemctl --user stop hermes-mcp, or Ctrl-C where it runs), restore, then start it again.`,
+            `${error.message}. Nothing was changed: stop it first (${howToStop(error.holder)}), restore, then start it again.`,
           );
         if (error instanceof StoreError) throw new CliExit(`${error.message}; nothing was changed`);
         throw error;

@@ -43,8 +43,10 @@ export default defineCommand({
         });
       } catch (error) {
         if (error instanceof DaemonLockedError) {
+          // Loaded here: a start that succeeds never needs it.
+          const { howToStop } = await import("./stop-advice.ts");
           throw new CliExit(
-            `${error.message}\nNothing was changed. Stop it first (systemctl --user stop hermes-mcp), or give a second instance its own HERMES_MCP_DB_PATH.`,
+            `${error.message}\nNothing was changed. Use the running one, or stop it first (${howToStop(error.holder)}), or give a second instance its own HERMES_MCP_DB_PATH.`,
           );
         }
         if (error instanceof StoreError) throw new CliExit(error.message);

@@ -21,6 +21,7 @@ import {
 } from "./service-plan.ts";
 import type { TunnelKind, TunnelOptions } from "./service-units.ts";
 import { shellCommand } from "./shell-word.ts";
+import { howToStop, isTheService, starterOf } from "./stop-advice.ts";
 import { writeStaticClient } from "./static-client.ts";
 
 const common = {
@@ -157,6 +158,24 @@ function envFilePlan(path: string): PlannedFile | null {
   };
 }
 
+/**
+ * The service is restarted by the install; any other daemon on the database would keep it from starting (systemd would
+ * retry every 2 s and give up): one started by hand is stopped first, so nothing is left half done. A holder whose
+ * starter cannot be told (pid unknown) is only warned about.
+ */
+function refuseBesideAnotherDaemon(dbPath: string, dryRun: boolean): void {
+  const running = runningDaemon(dbPath);
+  if (running === null) return;
+  const holder = running === "unknown" ? null : running;
+  const starter = starterOf(holder);
+  if (isTheService(starter)) return;
+  const problem = `a hermes-mcp is already running on this database (${describeHolder(holder)}) and the service cannot start beside it`;
+  const fix = `stop it first (${howToStop(holder)})`;
+  if (starter === "by hand" && !dryRun)
+    throw new CliExit(`${problem}. Nothing was changed: ${fix}, then run \`hermes-mcp service install\` again.`);
+  ui.warn(`${problem}: ${fix}`);
+}
+
 const install = defineCommand({
   meta: {
     name: "install",
@@ -173,11 +192,7 @@ const install = defineCommand({
       const { context: ctx, dbPath } = context(args);
       const envFile = envFilePlan(ctx.envFile);
       const plan = installPlan(ctx, envFile);
-      const running = runningDaemon(dbPath);
-      if (running !== null)
-        ui.warn(
-          `a hermes-mcp is already running on this database (${running === "unknown" ? "pid unknown" : describeHolder(running)}): if you started it by hand, stop it — the service cannot start beside it`,
-        );
+      refuseBesideAnotherDaemon(dbPath, dryRun);
       if (ctx.tunnel?.kind === "cloudflared" && !existsSync(join(ctx.home, ".cloudflared", "config.yml")))
         ui.warn(
           `~/.cloudflared/config.yml is missing: \`cloudflared tunnel run ${ctx.tunnel.tunnelName}\` needs it to route ${ctx.tunnel.domain} to ${ctx.tunnel.upstream} (see the README's Tunnels section)`,

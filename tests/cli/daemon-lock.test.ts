@@ -52,6 +52,9 @@ describe("one daemon per database", () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`hermes-mcp is already running on this database (pid ${first.proc.pid}, port ${first.port})`);
       expect(second.stderr).toContain("Nothing was changed");
+      // Started by hand, not as the service: how to stop that one, not a systemctl command that would find no unit.
+      expect(second.stderr).toContain(`stop it first (Ctrl-C in the terminal where it runs, or kill ${first.proc.pid})`);
+      expect(second.stderr).not.toContain("systemctl");
       // It says nothing about serving: the lock is taken before any start-up note.
       expect(second.stderr).not.toContain("serving as");
 

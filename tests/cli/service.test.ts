@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderPackagedUnits } from "../../src/cli/service-units.ts";
-import { runCli, tempHomes } from "../support/daemon.ts";
+import { runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const newHome = tempHomes();
@@ -233,6 +233,31 @@ describe("service install and uninstall for real (systemctl stood in for)", () =
     expect(existsSync(unitPath)).toBe(false);
     expect(readFileSync(envPath, "utf8")).toBe(envBefore);
     expect(bin.calls().slice(3)).toEqual(["systemctl --user disable --now hermes-mcp.service", "systemctl --user daemon-reload"]);
+  });
+
+  test("beside a daemon started by hand it changes nothing and says how to stop that one; --dry-run only warns", async () => {
+    const home = newHome();
+    const bin = fakeBin(home, ["systemctl"]);
+    const daemon = await startTestDaemon({ home });
+    try {
+      const refused = await runCli(["service", "install"], { home, env: { PATH: bin.path } });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `a hermes-mcp is already running on this database (pid ${daemon.proc.pid}, port ${daemon.port}) and the service cannot start beside it. Nothing was changed: stop it first (Ctrl-C in the terminal where it runs, or kill ${daemon.proc.pid}), then run hermes-mcp service install again.`,
+      );
+      expect(bin.calls()).toEqual([]);
+      expect(existsSync(join(home, ".config", "systemd", "user", "hermes-mcp.service"))).toBe(false);
+      expect(existsSync(join(home, ".config", "hermes-mcp", "env"))).toBe(false);
+
+      const dry = await runCli(["service", "install", "--dry-run"], { home, env: { PATH: bin.path } });
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stderr).toContain(
+        `the service cannot start beside it: stop it first (Ctrl-C in the terminal where it runs, or kill ${daemon.proc.pid})`,
+      );
+      expect(parseDryRun(dry.stdout).commands).toContain("systemctl --user restart hermes-mcp.service");
+    } finally {
+      await daemon.stop();
+    }
   });
 
   test("a failing systemctl is reported with the command", async () => {

@@ -1,0 +1,74 @@
+// How the owner stops the hermes-mcp that holds a database: the service manager's command when the service runs it, Ctrl-C or kill when started by hand.
+import { readFileSync } from "node:fs";
+import type { DaemonHolder } from "../store/daemon-lock.ts";
+import { LAUNCHD_LABEL, SERVICE_NAME } from "./service-units.ts";
+
+/** Who started the daemon holding the lock, as far as this machine can tell. */
+export type Starter = "systemd user" | "systemd system" | "launchd" | "by hand" | "unknown";
+
+/** What the machine says about a process: its systemd cgroup (Linux), the LaunchAgent's pid (macOS). */
+export interface StarterProbe {
+  platform: NodeJS.Platform;
+  uid: number;
+  /** /proc/PID/cgroup, or null when it cannot be read (the process is gone, or there is no /proc). */
+  cgroupOf(pid: number): string | null;
+  /** The pid launchd has for our LaunchAgent, or null when it runs none (or launchctl cannot say). */
+  launchdPid(uid: number): number | null;
+}
+
+const systemProbe: StarterProbe = {
+  platform: process.platform,
+  uid: process.getuid?.() ?? 0,
+  cgroupOf(pid) {
+    try {
+      return readFileSync(`/proc/${pid}/cgroup`, "utf8");
+    } catch {
+      return null;
+    }
+  },
+  launchdPid(uid) {
+    try {
+      const printed = Bun.spawnSync(["launchctl", "print", `gui/${uid}/${LAUNCHD_LABEL}`], { stderr: "ignore", timeout: 2000 });
+      const pid = /^\s*pid = (\d+)$/m.exec(printed.stdout.toString())?.[1];
+      return pid === undefined ? null : Number(pid);
+    } catch {
+      return null;
+    }
+  },
+};
+
+/** Whether the holder runs as our service (the unit `service install` writes) or was started some other way. */
+export function starterOf(holder: DaemonHolder | null, probe: StarterProbe = systemProbe): Starter {
+  if (holder === null) return "unknown";
+  if (probe.platform === "linux") {
+    const cgroup = probe.cgroupOf(holder.pid);
+    if (cgroup === null) return "unknown";
+    // A systemd unit's processes sit in a cgroup named after it: …/user@1000.service/app.slice/hermes-mcp.service for
+    // the user unit `service install` writes, /system.slice/hermes-mcp.service for one an administrator wrote.
+    const unit = cgroup.split("\n").find((line) => line.endsWith(`/${SERVICE_NAME}.service`));
+    if (unit === undefined) return "by hand";
+    return unit.includes("/user@") ? "systemd user" : "systemd system";
+  }
+  if (probe.platform === "darwin") return probe.launchdPid(probe.uid) === holder.pid ? "launchd" : "by hand";
+  return "by hand";
+}
+
+/** Whether the daemon runs as the user's service, the one `service install` writes (and restarts). */
+export const isTheService = (starter: Starter): boolean => starter === "systemd user" || starter === "launchd";
+
+/** The service manager's command that stops the service on this platform. */
+function serviceStop(probe: StarterProbe, starter: Starter): string {
+  if (starter === "systemd system") return `\`sudo systemctl stop ${SERVICE_NAME}\``;
+  return probe.platform === "darwin"
+    ? `\`launchctl bootout gui/${probe.uid}/${LAUNCHD_LABEL}\` (\`hermes-mcp service install\` starts it again)`
+    : `\`systemctl --user stop ${SERVICE_NAME}\``;
+}
+
+/** What stops this daemon, given who started it: the words after "stop it first". */
+export function howToStop(holder: DaemonHolder | null, probe: StarterProbe = systemProbe): string {
+  const starter = starterOf(holder, probe);
+  if (starter !== "by hand" && starter !== "unknown") return `it runs as a service: ${serviceStop(probe, starter)}`;
+  const kill = probe.platform === "win32" ? `taskkill /PID ${holder?.pid}` : `kill ${holder?.pid}`;
+  const byHand = holder === null ? "Ctrl-C where it runs" : `Ctrl-C in the terminal where it runs, or \`${kill}\``;
+  return starter === "by hand" ? byHand : `${byHand}; if it runs as the service, ${serviceStop(probe, starter)}`;
+}

@@ -1,0 +1,78 @@
+// How the owner is told to stop the daemon holding a database: the service manager's command for the service, Ctrl-C or kill for one started by hand.
+import { describe, expect, test } from "bun:test";
+import { howToStop, isTheService, type StarterProbe, starterOf } from "../../src/cli/stop-advice.ts";
+import type { DaemonHolder } from "../../src/store/daemon-lock.ts";
+
+const holder: DaemonHolder = { pid: 4242, host: "127.0.0.1", port: 8765, started_at: 0 };
+
+const linux = (cgroup: string | null): StarterProbe => ({
+  platform: "linux",
+  uid: 1000,
+  cgroupOf: (pid) => (pid === 4242 ? cgroup : null),
+  launchdPid: () => {
+    throw new Error("launchctl is not asked on Linux");
+  },
+});
+const macos = (servicePid: number | null): StarterProbe => ({
+  platform: "darwin",
+  uid: 501,
+  cgroupOf: () => {
+    throw new Error("there is no /proc on macOS");
+  },
+  launchdPid: (uid) => (uid === 501 ? servicePid : null),
+});
+
+describe("who started the daemon holding the lock", () => {
+  test("Linux: the user unit `service install` writes, a system unit of the same name, or anything else", () => {
+    const user = linux("0::/user.slice/user-1000.slice/user@1000.service/app.slice/hermes-mcp.service\n");
+    expect(starterOf(holder, user)).toBe("systemd user");
+    expect(howToStop(holder, user)).toBe("it runs as a service: `systemctl --user stop hermes-mcp`");
+
+    const system = linux("0::/system.slice/hermes-mcp.service\n");
+    expect(starterOf(holder, system)).toBe("systemd system");
+    expect(howToStop(holder, system)).toBe("it runs as a service: `sudo systemctl stop hermes-mcp`");
+
+    // A terminal's session scope, a unit of another name (a tunnel's), a container's root: started some other way.
+    for (const cgroup of [
+      "0::/user.slice/user-1000.slice/session-3.scope\n",
+      "0::/user.slice/user-1000.slice/user@1000.service/app.slice/hermes-mcp-ngrok.service\n",
+      "0::/\n",
+    ]) {
+      expect(starterOf(holder, linux(cgroup))).toBe("by hand");
+      expect(howToStop(holder, linux(cgroup))).toBe("Ctrl-C in the terminal where it runs, or `kill 4242`");
+    }
+  });
+
+  test("macOS: the LaunchAgent's pid is the holder's, or it is not", () => {
+    expect(starterOf(holder, macos(4242))).toBe("launchd");
+    expect(howToStop(holder, macos(4242))).toBe(
+      "it runs as a service: `launchctl bootout gui/501/com.hermes-mcp` (`hermes-mcp service install` starts it again)",
+    );
+    expect(starterOf(holder, macos(999))).toBe("by hand");
+    expect(starterOf(holder, macos(null))).toBe("by hand");
+    expect(howToStop(holder, macos(null))).toBe("Ctrl-C in the terminal where it runs, or `kill 4242`");
+  });
+
+  test("Windows has no kill: taskkill", () => {
+    const windows: StarterProbe = { ...linux(null), platform: "win32" };
+    expect(howToStop(holder, windows)).toBe("Ctrl-C in the terminal where it runs, or `taskkill /PID 4242`");
+  });
+
+  test("a holder that cannot be told (pid unknown, or gone by now) gets both ways", () => {
+    expect(starterOf(null, linux(null))).toBe("unknown");
+    expect(howToStop(null, linux(null))).toBe("Ctrl-C where it runs; if it runs as the service, `systemctl --user stop hermes-mcp`");
+    expect(starterOf(holder, linux(null))).toBe("unknown");
+    expect(howToStop(holder, linux(null))).toBe(
+      "Ctrl-C in the terminal where it runs, or `kill 4242`; if it runs as the service, `systemctl --user stop hermes-mcp`",
+    );
+    expect(howToStop(null, macos(null))).toBe(
+      "Ctrl-C where it runs; if it runs as the service, `launchctl bootout gui/501/com.hermes-mcp` (`hermes-mcp service install` starts it again)",
+    );
+  });
+
+  test("only the user's own service is the one `service install` restarts", () => {
+    expect(isTheService("systemd user")).toBe(true);
+    expect(isTheService("launchd")).toBe(true);
+    for (const starter of ["systemd system", "by hand", "unknown"] as const) expect(isTheService(starter)).toBe(false);
+  });
+});
