@@ -120,7 +120,8 @@ class CallScope {
     readonly timeoutMs: number,
     private readonly callerSignal?: AbortSignal,
   ) {
-    this.deadline = Date.now() + timeoutMs;
+    // On the monotonic clock: a wall clock set forward meanwhile must not skip the retries the deadline still allows.
+    this.deadline = performance.now() + timeoutMs;
     this.timer = setTimeout(() => this.stop("timeout"), Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS));
     if (callerSignal?.aborted) this.stop("aborted");
     else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
@@ -266,7 +267,7 @@ export class GatewayClient {
       if (response.status === 429 || response.status === 503) {
         const { code } = await this.readErrorBody(response);
         const waitMs = retryWaitMs(response.headers.get("retry-after"), this.maxRetryWaitMs);
-        if (attempt < this.maxRetries && Date.now() + waitMs < scope.deadline) {
+        if (attempt < this.maxRetries && performance.now() + waitMs < scope.deadline) {
           this.log.debug("gateway busy, retrying", { status: response.status, attempt: attempt + 1, wait_ms: waitMs });
           this.safely(() => request.onRetry?.({ status: response.status, attempt: attempt + 1, waitMs }), "onRetry");
           await scope.sleep(waitMs);

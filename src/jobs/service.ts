@@ -60,7 +60,8 @@ interface LiveJob {
   sessionLabel: string | null;
   mode: "sync" | "async";
   tracker: ProgressTracker | null;
-  startedAt: number | null;
+  /** When it started running, on the monotonic clock: its deadline holds whatever the wall clock is set to meanwhile. */
+  runningSince: number | null;
   deadline: ReturnType<typeof setTimeout> | null;
   run: Promise<void> | null;
   /** Set by finish(): "ended" has been announced. */
@@ -159,7 +160,7 @@ export class JobService {
       sessionLabel: request.sessionLabel,
       mode: request.mode,
       tracker: null,
-      startedAt: null,
+      runningSince: null,
       deadline: null,
       run: null,
       ended: false,
@@ -279,7 +280,7 @@ export class JobService {
       // The row keeps "sync" (which only a restart reads, failing it either way); the job runs on as an async one.
       if (!this.storageAlarm.report(error, "record a sync call handed over to a job")) throw error;
     }
-    if (live.startedAt !== null) this.armDeadline(id, live, live.startedAt);
+    if (live.runningSince !== null) this.armDeadline(id, live, live.runningSince);
     this.options.log.info("sync call handed over to a job", { job: id });
   }
 
@@ -401,9 +402,9 @@ export class JobService {
     return mode === "sync" ? this.options.timeouts.requestMs : this.options.timeouts.jobMs;
   }
 
-  private armDeadline(id: string, live: LiveJob, startedAt: number): void {
+  private armDeadline(id: string, live: LiveJob, runningSince: number): void {
     if (live.deadline) clearTimeout(live.deadline);
-    const remaining = Math.max(0, startedAt + this.deadlineMs(live.mode) - this.now());
+    const remaining = Math.max(0, runningSince + this.deadlineMs(live.mode) - performance.now());
     live.deadline = setTimeout(() => this.stop(id, "timeout", null), remaining);
   }
 
@@ -413,9 +414,9 @@ export class JobService {
       this.settle(id);
       return;
     }
-    live.startedAt = this.now();
-    live.tracker = new ProgressTracker(live.startedAt);
-    this.armDeadline(id, live, live.startedAt);
+    live.runningSince = performance.now();
+    live.tracker = new ProgressTracker(this.now());
+    this.armDeadline(id, live, live.runningSince);
     this.events.emit(id, { type: "started" });
     // execute() settles the job itself; this covers an unexpected throw.
     live.run = this.execute(id, live).finally(() => this.settle(id));

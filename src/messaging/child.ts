@@ -82,7 +82,7 @@ export class HermesChild {
     if (this.connection) return this.connection;
     if (this.connecting) return this.connecting;
     if (this.retryTimer) {
-      const wait = this.retryAt - Date.now();
+      const wait = this.retryAt - performance.now();
       if (wait > WAIT_FOR_RESTART_MS) {
         throw new MessagingUnavailable(
           `Hermes's messaging server (hermes mcp serve) stopped ${this.failures} time(s) in a row; hermes-mcp restarts it in ${Math.ceil(wait / 1000)} s — try again then, and see the hermes-mcp log if it keeps failing`,
@@ -184,7 +184,8 @@ export class HermesChild {
       return;
     }
     const delay = Math.min(this.backoff.baseMs * 2 ** (this.failures - 1), this.backoff.maxMs);
-    this.retryAt = Date.now() + delay;
+    // Monotonic, like the timer it describes: a clock set back must not make the wait read as days.
+    this.retryAt = performance.now() + delay;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       if (!this.connecting && !this.closed) {

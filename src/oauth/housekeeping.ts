@@ -1,4 +1,5 @@
 // Housekeeping on the back of requests (no timers): expired tokens, old spent refresh tokens, codes, unapproved registrations, stale metadata clients, old counters.
+import { elapsedSince } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/index.ts";
 import { CODE_REPLAY_MEMORY_MS, PENDING_REGISTRATION_TTL_MS, SPENT_REFRESH_MEMORY_MS, SWEEP_EVERY_MS } from "./constants.ts";
@@ -17,7 +18,7 @@ export class Housekeeper {
    * next round: the request it rides on may need no write at all.
    */
   maybeSweep(): void {
-    if (this.now() - this.lastSweep < SWEEP_EVERY_MS) return;
+    if (elapsedSince(this.lastSweep, this.now()) < SWEEP_EVERY_MS) return;
     try {
       this.sweep();
     } catch (error) {

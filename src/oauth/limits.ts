@@ -1,4 +1,5 @@
 // Abuse limits as fixed windows persisted in SQLite (so a restart does not reset a lockout): which events count and how many are allowed.
+import { elapsedSince } from "../clock.ts";
 import type { OAuthLimitStore } from "../store/oauth-limits.ts";
 
 export interface LimitRule {
@@ -52,7 +53,7 @@ export class Limiter {
   retryAfter(bucket: string, rule: LimitRule): number | null {
     const window = this.store.get(bucket);
     const at = this.now();
-    if (!window || at >= window.windowStart + rule.windowMs || window.count < rule.limit) return null;
+    if (!window || elapsedSince(window.windowStart, at) >= rule.windowMs || window.count < rule.limit) return null;
     return Math.max(1, Math.ceil((window.windowStart + rule.windowMs - at) / 1000));
   }
 
@@ -60,7 +61,8 @@ export class Limiter {
   hit(bucket: string, rule: LimitRule): number | null {
     const at = this.now();
     const window = this.store.get(bucket);
-    const fresh = !window || at >= window.windowStart + rule.windowMs;
+    // A window that starts in the future (the clock was set back since) is over: no lockout outlasts its own length.
+    const fresh = !window || elapsedSince(window.windowStart, at) >= rule.windowMs;
     this.store.put(bucket, fresh ? { windowStart: at, count: 1 } : { windowStart: window.windowStart, count: window.count + 1 });
     return this.retryAfter(bucket, rule);
   }

@@ -1,5 +1,6 @@
 // Checks bearer tokens on /mcp: personal access tokens (and OAuth access tokens) by hash, cached until another process writes the database.
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { elapsedSince } from "../clock.ts";
 import { hashToken } from "../crypto/tokens.ts";
 import { scopesOfLevel } from "../messaging/level.ts";
 import type { Store } from "../store/index.ts";
@@ -62,7 +63,7 @@ export function createTokenVerifier(
           cache.delete(token);
           return null;
         }
-        if (at - cached.touchedAt >= TOUCH_EVERY_MS) {
+        if (elapsedSince(cached.touchedAt, at) >= TOUCH_EVERY_MS) {
           cached.touchedAt = at;
           touch(kind, cached.tokenHash, cached.info, at);
         }

@@ -1,6 +1,7 @@
 // Tells a failure of the machine under the database (a full disk, a lock held too long, a read-only file, a disk error) from other errors, in words the owner and a caller can act on.
 import { statfsSync } from "node:fs";
 import { dirname } from "node:path";
+import { elapsedSince } from "../clock.ts";
 import type { Logger } from "../log.ts";
 
 /** How long a write waits for a lock another process holds (PRAGMA busy_timeout) before SQLite gives up. */
@@ -85,7 +86,7 @@ export class StorageAlarm {
     // Per kind and per thing refused: a full disk that refuses a new job and then an answer is told twice.
     const key = `${failure.code} ${doing}`;
     const seen = this.last.get(key);
-    if (seen && at - seen.at < REPEAT_EVERY_MS) {
+    if (seen && elapsedSince(seen.at, at) < REPEAT_EVERY_MS) {
       seen.since++;
       return failure;
     }

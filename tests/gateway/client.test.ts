@@ -260,6 +260,19 @@ describe("chat: retries", () => {
     expect(chatsFor(text).map((r) => r.status)).toEqual([503, 503, 200]);
   });
 
+  test("the wall clock set forward a day mid-call does not use up the deadline: the retry still happens", async () => {
+    const text = prompt("stepped [[status:503]] [[fail-times:1]] [[retry-after:0.02]]");
+    const wallClock = Date.now;
+    const pending = client().chat({ prompt: text, timeoutMs: 3000 });
+    Date.now = () => wallClock() + 86_400_000;
+    try {
+      expect((await pending).finishReason).toBe("stop");
+    } finally {
+      Date.now = wallClock;
+    }
+    expect(chatsFor(text).map((r) => r.status)).toEqual([503, 200]);
+  });
+
   test("caps Retry-After at maxRetryWaitMs", async () => {
     const text = prompt("capped [[status:429]] [[fail-times:1]] [[retry-after:5]]");
     const retries: number[] = [];

@@ -40,6 +40,7 @@ function setup(
     gateway?: ScriptedGateway | null;
     retentionMs?: number;
     log?: Logger;
+    now?: () => number;
   } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-jobs-"));
@@ -60,6 +61,7 @@ function setup(
     timeouts: { requestMs: overrides.requestMs ?? 60_000, jobMs: overrides.jobMs ?? 120_000 },
     log: overrides.log ?? silentLogger,
     outsideEndingsEveryMs: 20,
+    now: overrides.now,
   });
   jobs.start();
   cleanups.push(() => {
@@ -253,6 +255,18 @@ describe("JobService", () => {
     const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
     jobs.promote(job.id);
     await Bun.sleep(150);
+    expect(jobs.view(job.id, null).status).toBe("running");
+    gateway.calls[0]?.resolve({ text: "finally", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(job.id, null, 1000)).toMatchObject({ status: "completed", mode: "async" });
+  });
+
+  test("the wall clock set forward a day while a sync call runs: handed over, it still gets the whole job deadline", async () => {
+    let wall = 1_700_000_000_000;
+    const { jobs, gateway } = setup({ requestMs: 60_000, jobMs: 5000, now: () => wall });
+    const job = jobs.submit({ principal: "p", prompt: "slow", sessionLabel: null, mode: "sync" });
+    wall += 86_400_000;
+    jobs.promote(job.id);
+    await Bun.sleep(100);
     expect(jobs.view(job.id, null).status).toBe("running");
     gateway.calls[0]?.resolve({ text: "finally", sessionId: null, finishReason: "stop" });
     expect(await jobs.waitForEnd(job.id, null, 1000)).toMatchObject({ status: "completed", mode: "async" });

@@ -97,6 +97,22 @@ describe("the supervised child", () => {
     expect(JSON.stringify(waiting.content)).toMatch(/restarts it in \d+ s/);
   });
 
+  test("a clock set back a day while a restart is due: the call waits the restart, not told it is a day away", async () => {
+    const { fake, service } = setup({ baseMs: 1000, maxMs: 1000, maxFailures: 3 });
+    const [tool] = await service.toolsFor("read");
+    fake.crashOnNextCall();
+    await service.call(tool!, {}, "p", never);
+    const wallClock = Date.now;
+    Date.now = () => wallClock() - 86_400_000;
+    try {
+      const next = await service.call(tool!, {}, "p", never);
+      expect(next.isError).toBeFalsy();
+    } finally {
+      Date.now = wallClock;
+    }
+    expect(fake.pids()).toHaveLength(2);
+  });
+
   test("close stops the child and no restart follows", async () => {
     const { fake, service } = setup();
     await service.toolsFor("read");

@@ -75,3 +75,27 @@ test("OAuth housekeeping the database refuses is logged and tried again a sweep 
   housekeeper.maybeSweep();
   expect(warnings).toHaveLength(2);
 });
+
+test("a clock set back a day: housekeeping and a token's last use resume at once, not a day later", () => {
+  const store = tempStore();
+  const token = createPersonalToken(store, "laptop", 1000);
+  let now = 1_700_000_000_000;
+  const warnings: string[] = [];
+  const log: Logger = { ...silentLogger, warn: (message) => void warnings.push(message) };
+  const housekeeper = new Housekeeper(store, log, () => now);
+  const verifier = createTokenVerifier(store, [personalTokenKind(store)], () => now);
+  housekeeper.maybeSweep();
+  expect(verifier.verify(token)?.clientId).toBe("pat:laptop");
+  expect(listPersonalTokens(store)[0]?.lastUsedAt).toBe(now);
+  now -= 86_400_000;
+  // A sweep now shows it ran (a refused one is logged); then the usual period again.
+  store.db.exec("PRAGMA query_only = ON");
+  housekeeper.maybeSweep();
+  expect(warnings).toEqual(["oauth housekeeping failed; it runs again later"]);
+  now += SWEEP_EVERY_MS - 1;
+  housekeeper.maybeSweep();
+  expect(warnings).toHaveLength(1);
+  store.db.exec("PRAGMA query_only = OFF");
+  expect(verifier.verify(token)?.clientId).toBe("pat:laptop");
+  expect(listPersonalTokens(store)[0]?.lastUsedAt).toBe(now);
+});

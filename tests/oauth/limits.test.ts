@@ -103,6 +103,18 @@ describe("Limiter", () => {
     expect(limiter.hit("b", RULE)).toBeNull();
   });
 
+  test("a clock set back (a day, as a board without a clock battery boots) does not lengthen a lockout: that window is over", () => {
+    const { limiter, clock } = world();
+    for (let i = 0; i < RULE.limit; i++) limiter.hit("b", RULE);
+    expect(limiter.retryAfter("b", RULE)).toBe(60);
+    clock.now -= 86_400_000;
+    expect(limiter.retryAfter("b", RULE)).toBeNull();
+    // A new window starts from the clock as it now reads, counting from one.
+    expect(limiter.hit("b", RULE)).toBeNull();
+    expect(limiter.hit("b", RULE)).toBeNull();
+    expect(limiter.hit("b", RULE)).toBe(60);
+  });
+
   test("a lockout survives a restart (the counters live in the database)", () => {
     const { limiter, clock, path } = world();
     for (let i = 0; i < RULE.limit; i++) limiter.hit("b", RULE);

@@ -144,6 +144,13 @@ describe("StorageAlarm", () => {
     expect(lines[2]?.fields?.failed_since_last_line).toBe(2);
     expect(alarm.report(new Error("not storage"), "store a new job")).toBeNull();
     expect(lines).toHaveLength(3);
+    // The clock set back an hour: the owner is still told, not silenced until the clock catches up.
+    now -= 3_600_000;
+    alarm.report(full, "store a new job");
+    expect(lines).toHaveLength(4);
+    now += 1;
+    alarm.report(full, "store a new job");
+    expect(lines).toHaveLength(4);
   });
 });
 
