@@ -7,6 +7,7 @@ import { PROBE_KEY_SETTING, PROBE_PATH, PROBE_STREAM_GAP_MS, probeProof } from "
 import type { DaemonHolder } from "../store/daemon-lock.ts";
 import { inspectStore } from "../store/index.ts";
 import type { Check } from "./doctor-checks.ts";
+import { askRunningDaemon } from "./doctor-running.ts";
 import {
   clockCheck,
   TUNNEL_TIMEOUT_MS as TIMEOUT_MS,
@@ -15,6 +16,7 @@ import {
   unexpectedAnswer,
   unusedGrantsCheck,
 } from "./doctor-tunnel-verdicts.ts";
+import { howToRestart } from "./stop-advice.ts";
 
 const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 
@@ -87,18 +89,8 @@ function fromDatabase(config: Config): { probeKey: string | null; grants: { gran
 
 /** The issuer the running daemon serves as, asked on loopback; null when it cannot be asked. */
 async function runningIssuer(holder: DaemonHolder): Promise<string | null> {
-  if (holder.port === null) return null;
-  try {
-    // A loopback Host name: the guard refuses a wildcard BIND_HOST such as 0.0.0.0 (as portCheck does).
-    const response = await fetch(`http://127.0.0.1:${holder.port}/.well-known/oauth-authorization-server`, {
-      headers: { host: `127.0.0.1:${holder.port}` },
-      signal: AbortSignal.timeout(2000),
-    });
-    const issuer = ((await response.json()) as { issuer?: unknown }).issuer;
-    return typeof issuer === "string" ? issuer : null;
-  } catch {
-    return null;
-  }
+  const issuer = (await askRunningDaemon(holder, "/.well-known/oauth-authorization-server"))?.issuer;
+  return typeof issuer === "string" ? issuer : null;
 }
 
 /**
@@ -121,7 +113,7 @@ async function localDaemonCheck(config: Config, running: DaemonHolder | "unknown
     warn: true,
     title: `the running hermes-mcp (pid ${running.pid}) still serves as ${serving}, not ${config.issuerUrl}`,
     detail: "it started before OAUTH_ISSUER_URL changed; the checks through the public URL run once it serves the new one",
-    fix: "restart it: `systemctl --user restart hermes-mcp` for the service, or stop and start `hermes-mcp serve`",
+    fix: `restart it: ${howToRestart(running)}`,
   };
 }
 

@@ -6,6 +6,7 @@ import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
 import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { checksAsJson } from "./doctor-json.ts";
+import { runningCodeChecks } from "./doctor-running.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";
 import { styleFor } from "./style.ts";
 
@@ -47,6 +48,7 @@ export default defineCommand({
         ...diskRoomCheck(config),
         ...dynamicClientsCheck(config),
         await portCheck(config, running),
+        ...(await runningCodeChecks(running)),
         ...issuerChecks(config),
         ...(await messagingChecks(config)),
         ...(await tunnelChecks(config, running)),

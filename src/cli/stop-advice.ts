@@ -1,4 +1,4 @@
-// How the owner stops the hermes-mcp that holds a database: the service manager's command when the service runs it, Ctrl-C or kill when started by hand.
+// How the owner stops or restarts the hermes-mcp that holds a database: the service manager's command when the service runs it, Ctrl-C or kill when started by hand.
 import { readFileSync } from "node:fs";
 import type { DaemonHolder } from "../store/daemon-lock.ts";
 import { LAUNCHD_LABEL, SERVICE_NAME } from "./service-units.ts";
@@ -56,19 +56,33 @@ export function starterOf(holder: DaemonHolder | null, probe: StarterProbe = sys
 /** Whether the daemon runs as the user's service, the one `service install` writes (and restarts). */
 export const isTheService = (starter: Starter): boolean => starter === "systemd user" || starter === "launchd";
 
-/** The service manager's command that stops the service on this platform. */
-function serviceStop(probe: StarterProbe, starter: Starter): string {
-  if (starter === "systemd system") return `\`sudo systemctl stop ${SERVICE_NAME}\``;
-  return probe.platform === "darwin"
+/** The service manager's command that stops (or restarts) the service on this platform. */
+function serviceCommand(probe: StarterProbe, starter: Starter, action: "stop" | "restart"): string {
+  if (starter === "systemd system") return `\`sudo systemctl ${action} ${SERVICE_NAME}\``;
+  if (probe.platform !== "darwin") return `\`systemctl --user ${action} ${SERVICE_NAME}\``;
+  return action === "stop"
     ? `\`launchctl bootout gui/${probe.uid}/${LAUNCHD_LABEL}\` (\`hermes-mcp service install\` starts it again)`
-    : `\`systemctl --user stop ${SERVICE_NAME}\``;
+    : `\`launchctl kickstart -k gui/${probe.uid}/${LAUNCHD_LABEL}\``;
+}
+
+/** Ctrl-C, or the command that ends `holder`'s process. */
+function stopByHand(holder: DaemonHolder | null, probe: StarterProbe): string {
+  if (holder === null) return "Ctrl-C where it runs";
+  return `Ctrl-C in the terminal where it runs, or \`${probe.platform === "win32" ? `taskkill /PID ${holder.pid}` : `kill ${holder.pid}`}\``;
 }
 
 /** What stops this daemon, given who started it: the words after "stop it first". */
 export function howToStop(holder: DaemonHolder | null, probe: StarterProbe = systemProbe): string {
   const starter = starterOf(holder, probe);
-  if (starter !== "by hand" && starter !== "unknown") return `it runs as a service: ${serviceStop(probe, starter)}`;
-  const kill = probe.platform === "win32" ? `taskkill /PID ${holder?.pid}` : `kill ${holder?.pid}`;
-  const byHand = holder === null ? "Ctrl-C where it runs" : `Ctrl-C in the terminal where it runs, or \`${kill}\``;
-  return starter === "by hand" ? byHand : `${byHand}; if it runs as the service, ${serviceStop(probe, starter)}`;
+  if (starter !== "by hand" && starter !== "unknown") return `it runs as a service: ${serviceCommand(probe, starter, "stop")}`;
+  const byHand = stopByHand(holder, probe);
+  return starter === "by hand" ? byHand : `${byHand}; if it runs as the service, ${serviceCommand(probe, starter, "stop")}`;
+}
+
+/** What restarts this daemon, given who started it: the words after "restart it:". */
+export function howToRestart(holder: DaemonHolder | null, probe: StarterProbe = systemProbe): string {
+  const starter = starterOf(holder, probe);
+  if (starter !== "by hand" && starter !== "unknown") return serviceCommand(probe, starter, "restart");
+  const byHand = `stop it (${stopByHand(holder, probe)}) and start \`hermes-mcp serve\` again`;
+  return starter === "by hand" ? byHand : `${serviceCommand(probe, starter, "restart")} for the service, or ${byHand}`;
 }

@@ -1,5 +1,7 @@
 // One daemon per database: a second `serve` changes nothing and names the first; a kill -9 leaves no stale lock; BIND_PORT=0 advertises the bound port.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, copyFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { baseEnv, CLI_COMMAND, createToken, freePort, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
@@ -104,6 +106,9 @@ describe("one daemon per database", () => {
         `✔ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`,
       );
       expect(result.stdout).not.toContain("in use");
+      // The same code as this command: nothing to restart.
+      expect(result.stdout).not.toContain("since replaced");
+      expect(result.stdout).not.toContain("restart it");
       expect(result.code).toBe(0);
       // The CLI keeps working beside it.
       expect((await runCli(["token", "create", "--name", "beside"], { home: h, env })).code).toBe(0);
@@ -113,6 +118,50 @@ describe("one daemon per database", () => {
   });
 });
 
+test.if(process.platform === "linux")(
+  "doctor beside a daemon whose binary was replaced since it started (an upgrade) says to restart it, and how",
+  async () => {
+    const h = home();
+    // The daemon runs from its own copy of the runtime, which is then replaced, as install.sh replaces the binary.
+    const runtime = join(h, "hermes-mcp-runtime");
+    copyFileSync(process.execPath, runtime);
+    chmodSync(runtime, 0o755);
+    const port = freePort();
+    const proc = Bun.spawn([runtime, ...CLI_COMMAND.slice(1), "serve"], {
+      cwd: h,
+      env: baseEnv(h, { ...env, BIND_PORT: String(port) }),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    try {
+      for (
+        let tries = 0;
+        !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+        tries++
+      ) {
+        if (tries > 400 || proc.exitCode !== null) throw new Error("the daemon did not start");
+        await Bun.sleep(25);
+      }
+      renameSync(runtime, `${runtime}.old`);
+      copyFileSync(`${runtime}.old`, runtime);
+      rmSync(`${runtime}.old`);
+      const result = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(port) } });
+      expect(result.stdout).toContain(`⚠ the running hermes-mcp (pid ${proc.pid}) runs a binary since replaced at ${runtime}`);
+      expect(result.stdout).toContain("an upgrade installed after it started takes effect when it restarts");
+      expect(result.stdout).toContain(
+        `fix: restart it: stop it (Ctrl-C in the terminal where it runs, or \`kill ${proc.pid}\`) and start \`hermes-mcp serve\` again`,
+      );
+      expect(result.code).toBe(0);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  },
+);
 describe("BIND_PORT=0", () => {
   test("the daemon logs, advertises and records the port actually bound; doctor shows it", async () => {
     const h = home();

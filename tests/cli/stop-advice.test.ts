@@ -1,6 +1,7 @@
 // How the owner is told to stop the daemon holding a database: the service manager's command for the service, Ctrl-C or kill for one started by hand.
 import { describe, expect, test } from "bun:test";
-import { howToStop, isTheService, type StarterProbe, starterOf } from "../../src/cli/stop-advice.ts";
+import { runningCodeVerdict } from "../../src/cli/doctor-running.ts";
+import { howToRestart, howToStop, isTheService, type StarterProbe, starterOf } from "../../src/cli/stop-advice.ts";
 import type { DaemonHolder } from "../../src/store/daemon-lock.ts";
 
 const holder: DaemonHolder = { pid: 4242, host: "127.0.0.1", port: 8765, started_at: 0 };
@@ -74,5 +75,45 @@ describe("who started the daemon holding the lock", () => {
     expect(isTheService("systemd user")).toBe(true);
     expect(isTheService("launchd")).toBe(true);
     for (const starter of ["systemd system", "by hand", "unknown"] as const) expect(isTheService(starter)).toBe(false);
+  });
+
+  test("restarting: the service manager's restart, or stop and start again by hand", () => {
+    expect(howToRestart(holder, linux("0::/user.slice/user-1000.slice/user@1000.service/app.slice/hermes-mcp.service"))).toBe(
+      "`systemctl --user restart hermes-mcp`",
+    );
+    expect(howToRestart(holder, linux("0::/system.slice/hermes-mcp.service"))).toBe("`sudo systemctl restart hermes-mcp`");
+    expect(howToRestart(holder, macos(4242))).toBe("`launchctl kickstart -k gui/501/com.hermes-mcp`");
+    expect(howToRestart(holder, linux("0::/"))).toBe(
+      "stop it (Ctrl-C in the terminal where it runs, or `kill 4242`) and start `hermes-mcp serve` again",
+    );
+    expect(howToRestart(holder, linux(null))).toBe(
+      "`systemctl --user restart hermes-mcp` for the service, or stop it (Ctrl-C in the terminal where it runs, or `kill 4242`) and start `hermes-mcp serve` again",
+    );
+  });
+});
+
+describe("doctor: is the running daemon the code installed now", () => {
+  const same = { replacedExecutable: null, version: "0.5.0" };
+  test("the same version from an untouched binary: nothing to say", () => {
+    expect(runningCodeVerdict(holder, same, "0.5.0", "R")).toBeNull();
+    // Not asked (no port yet, or it did not answer): nothing claimed either.
+    expect(runningCodeVerdict(holder, { replacedExecutable: null, version: null }, "0.5.0", "R")).toBeNull();
+  });
+
+  test("another version, or a binary replaced on disk since it started: restart it", () => {
+    expect(runningCodeVerdict(holder, { ...same, version: "0.4.9" }, "0.5.0", "`systemctl --user restart hermes-mcp`")).toEqual({
+      ok: true,
+      warn: true,
+      title: "the running hermes-mcp (pid 4242) is version 0.4.9; this one is 0.5.0",
+      detail: "if you upgraded, it runs the new version once restarted",
+      fix: "restart it: `systemctl --user restart hermes-mcp`",
+    });
+    expect(runningCodeVerdict(holder, { ...same, replacedExecutable: "/home/u/.local/bin/hermes-mcp" }, "0.5.0", "R")).toEqual({
+      ok: true,
+      warn: true,
+      title: "the running hermes-mcp (pid 4242) runs a binary since replaced at /home/u/.local/bin/hermes-mcp",
+      detail: "an upgrade installed after it started takes effect when it restarts",
+      fix: "restart it: R",
+    });
   });
 });

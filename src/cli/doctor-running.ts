@@ -1,0 +1,73 @@
+// doctor: whether the running hermes-mcp runs the code installed now (its version over /healthz; on Linux, whether its executable was replaced on disk since it started).
+import { readlinkSync } from "node:fs";
+import type { DaemonHolder } from "../store/daemon-lock.ts";
+import { VERSION } from "../version.ts";
+import type { Check } from "./doctor-checks.ts";
+import { howToRestart } from "./stop-advice.ts";
+
+/** A JSON route of the daemon that holds the lock, asked on loopback; null when it cannot be asked. */
+export async function askRunningDaemon(holder: DaemonHolder, path: string): Promise<Record<string, unknown> | null> {
+  if (holder.port === null) return null;
+  try {
+    // A loopback Host name: the Host guard refuses a wildcard BIND_HOST such as 0.0.0.0.
+    const response = await fetch(`http://127.0.0.1:${holder.port}${path}`, {
+      headers: { host: `127.0.0.1:${holder.port}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    const body: unknown = await response.json();
+    return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the running daemon's code is, as far as this machine tells. */
+export interface RunningCode {
+  /** Its executable's path when that file has been replaced or removed since it started (Linux); null otherwise. */
+  replacedExecutable: string | null;
+  /** The version its /healthz reports; null when it cannot be asked. */
+  version: string | null;
+}
+
+/** The executable of `pid` when it is no longer the file at its path: Linux marks such a link " (deleted)". */
+function replacedExecutable(pid: number): string | null {
+  try {
+    const link = readlinkSync(`/proc/${pid}/exe`);
+    return link.endsWith(" (deleted)") ? link.slice(0, -" (deleted)".length) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A warning when the running daemon is not running the code installed now (an upgrade waits for a restart), else null. */
+export function runningCodeVerdict(holder: DaemonHolder, code: RunningCode, ours: string, restart: string): Check | null {
+  const fix = `restart it: ${restart}`;
+  if (code.version !== null && code.version !== ours)
+    return {
+      ok: true,
+      warn: true,
+      title: `the running hermes-mcp (pid ${holder.pid}) is version ${code.version}; this one is ${ours}`,
+      detail: "if you upgraded, it runs the new version once restarted",
+      fix,
+    };
+  if (code.replacedExecutable !== null)
+    return {
+      ok: true,
+      warn: true,
+      title: `the running hermes-mcp (pid ${holder.pid}) runs a binary since replaced at ${code.replacedExecutable}`,
+      detail: "an upgrade installed after it started takes effect when it restarts",
+      fix,
+    };
+  return null;
+}
+
+export async function runningCodeChecks(running: DaemonHolder | "unknown" | null): Promise<Check[]> {
+  if (running === null || running === "unknown") return [];
+  const health = await askRunningDaemon(running, "/healthz");
+  const code: RunningCode = {
+    replacedExecutable: process.platform === "linux" ? replacedExecutable(running.pid) : null,
+    version: typeof health?.version === "string" ? health.version : null,
+  };
+  const verdict = runningCodeVerdict(running, code, VERSION, howToRestart(running));
+  return verdict ? [verdict] : [];
+}
