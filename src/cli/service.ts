@@ -160,8 +160,8 @@ function envFilePlan(path: string): PlannedFile | null {
 
 /**
  * The service is restarted by the install; any other daemon on the database would keep it from starting (systemd would
- * retry every 2 s and give up): one started by hand is stopped first, so nothing is left half done. A holder whose
- * starter cannot be told (pid unknown) is only warned about.
+ * retry every 2 s and give up). Beside one started by hand the install is refused, changing nothing, so it is never
+ * left half done; a holder whose starter cannot be told (pid unknown), and a dry run, are only warned about.
  */
 function refuseBesideAnotherDaemon(dbPath: string, dryRun: boolean): void {
   const running = runningDaemon(dbPath);
