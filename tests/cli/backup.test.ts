@@ -1,24 +1,17 @@
 // The database's safety as the owner meets it: `backup` while serve runs, `restore` after a loss, and the file deleted or replaced under serve.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
-import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { fakeGatewayForFile } from "../support/gateway-per-file.ts";
 
-let gateway: FakeGateway;
+const { env } = fakeGatewayForFile();
 const home = tempHomes();
-beforeAll(async () => {
-  gateway = await startFakeGateway();
-});
-afterAll(async () => {
-  await gateway.stop();
-});
 
 const folderOf = (h: string): string => dirname(databaseOf(h));
-const env = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
 const count = (path: string, table: string): number => {
   const db = new Database(path, { readonly: true });
   try {

@@ -1,22 +1,15 @@
 // A database that refuses writes while the daemon runs (here another program's lock; a full disk reads the same): the
 // answer Hermes gave still reaches its caller, the job's ending reaches the file once it is free, and the owner is told.
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
-import { FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { fakeGatewayForFile } from "../support/gateway-per-file.ts";
 
-let gateway: FakeGateway;
+const fake = fakeGatewayForFile();
+const settings = fake.env;
 const home = tempHomes();
-beforeAll(async () => {
-  gateway = await startFakeGateway();
-});
-afterAll(async () => {
-  await gateway.stop();
-});
-
-const settings = (): Record<string, string> => ({ HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url });
 
 async function until(condition: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -34,9 +27,9 @@ test("a locked database: the caller gets its answer, the ending is written once 
   try {
     // The token's first use is recorded now, not while the lock is held.
     expect((await askOverHttp(daemon.url, token, "warm")).text).toContain('\\"status\\":\\"completed\\"');
-    const before = gateway.chats.length;
+    const before = fake.gateway.chats.length;
     const asking = askOverHttp(daemon.url, token, "locked out [[delay:800]]");
-    await until(() => gateway.chats.length > before, 5000);
+    await until(() => fake.gateway.chats.length > before, 5000);
     // The job's row is committed within a millisecond of its request leaving; then another program takes the lock.
     await Bun.sleep(200);
     other.exec("BEGIN IMMEDIATE");
