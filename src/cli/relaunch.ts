@@ -1,7 +1,7 @@
-// serve and doctor re-execute themselves once, same PID, with the env files' runtime variables (and serve with SERVE_JIT_OPTIONS).
+// serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_JIT_OPTIONS).
 import { readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
-import { settingFiles } from "../config/user-paths.ts";
+import { userPaths } from "../config/user-paths.ts";
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
@@ -35,16 +35,17 @@ export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
 export const IDLE_JIT_POLICY = 100;
 
 /**
- * Variables the env files hold that are not hermes-mcp settings (loadConfig reads those itself, naming where each came
- * from): the runtime's own, such as NODE_EXTRA_CA_CERTS, HTTPS_PROXY, TZ or BUN_JSC_*. The runtime reads them only from
- * the process's environment, at start, so they ride along on the relaunch, as systemd's EnvironmentFile= once put them
- * there; the environment still wins, then ./.env, then the env file. (A pattern, not config's list of names: that list
- * needs the schema, which serve loads only after the relaunch.)
+ * The runtime's own variables hermes-mcp carries from the env file into its environment: the runtime reads them only
+ * from the process's environment, at start, so they ride along on the relaunch, as systemd's EnvironmentFile= once put
+ * them there (the environment still wins). Only these, and only from ~/.config/hermes-mcp/env, whose mode doctor
+ * checks — threat: a `./.env` shipped in a cloned repository (or `~/.env`, the service's working folder) with
+ * LD_PRELOAD, BUN_OPTIONS or NODE_OPTIONS would run its code as the owner the moment `serve` or `doctor` starts.
  */
-export const SETTING_NAME = /^(?:OAUTH_|HERMES_|MCP_|BIND_|LOG_LEVEL$|LOG_FORMAT$)/;
+export const RUNTIME_VARIABLE =
+  /^(?:NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS_PROXY|https_proxy|HTTP_PROXY|http_proxy|NO_PROXY|no_proxy|TZ|BUN_JSC_[A-Za-z]+)$/;
 
 /**
- * Re-executes this command once, same PID, with the env files' runtime variables that the environment lacks, and for
+ * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks, and for
  * `serve` SERVE_JIT_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
  * who may set it to 1), on Windows or a runtime without execve, or when execve fails (then it runs as started).
  */
@@ -70,17 +71,13 @@ export function relaunchWithEnvironment(
   }
 }
 
-/** The env files' variables that are not settings, ./.env's over the env file's. */
+/** The runtime variables the user's env file holds (RUNTIME_VARIABLE). */
 function runtimeVariablesInFiles(env: Record<string, string | undefined>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const path of settingFiles(env).reverse()) {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      continue; // no file, or unreadable: config loading names the problem right after
-    }
-    for (const [name, value] of Object.entries(parseDotenv(text).values)) if (!SETTING_NAME.test(name)) found[name] = value;
+  let text: string;
+  try {
+    text = readFileSync(userPaths(env).userEnvFile, "utf8");
+  } catch {
+    return {}; // no file, or unreadable: config loading names the problem right after
   }
-  return found;
+  return Object.fromEntries(Object.entries(parseDotenv(text).values).filter(([name]) => RUNTIME_VARIABLE.test(name)));
 }

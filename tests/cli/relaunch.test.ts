@@ -1,9 +1,9 @@
 // serve re-executes itself once with its JavaScriptCore options (FTL off, earlier tier-up): same PID, same output, the owner's own settings kept.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, SERVE_JIT_OPTIONS, SETTING_NAME } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, RUNTIME_VARIABLE, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 
@@ -58,6 +58,24 @@ describe.if(process.platform === "linux")("serve", () => {
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
   });
 
+  test("a ./.env (a cloned repository's, or ~/.env under the service) carries no runtime variable: it could run code as the owner", async () => {
+    const home = newHome();
+    const marker = join(home, "preloaded");
+    writeFileSync(join(home, "preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    writeFileSync(join(home, ".env"), `BUN_OPTIONS=--preload ${join(home, "preload.ts")}\nTZ=Pacific/Auckland\nNODE_OPTIONS=--require x\n`);
+    // Nor does the env file carry anything but the runtime variables named in the README.
+    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(home, ".config", "hermes-mcp", "env"), `LD_PRELOAD=${join(home, "nothing.so")}\n`);
+    const daemon = await startTestDaemon({ home });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ.BUN_OPTIONS).toBeUndefined();
+    expect(environ.NODE_OPTIONS).toBeUndefined();
+    expect(environ.TZ).toBeUndefined();
+    expect(environ.LD_PRELOAD).toBeUndefined();
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("an owner's own threshold is kept while the other options are set", async () => {
     const daemon = await startTestDaemon({ home: newHome(), env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
     daemons.push(daemon);
@@ -106,7 +124,10 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
   });
 });
 
-test("every hermes-mcp setting is left to config, never carried as a runtime variable", () => {
-  expect(SETTING_NAMES.filter((name) => !SETTING_NAME.test(name))).toEqual([]);
-  expect(["NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "TZ", "BUN_JSC_useFTLJIT"].filter((name) => SETTING_NAME.test(name))).toEqual([]);
+test("every hermes-mcp setting is left to config, never carried as a runtime variable; only the runtime's own are", () => {
+  expect(SETTING_NAMES.filter((name) => RUNTIME_VARIABLE.test(name))).toEqual([]);
+  const carried = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "no_proxy", "TZ", "BUN_JSC_useFTLJIT"];
+  expect(carried.filter((name) => !RUNTIME_VARIABLE.test(name))).toEqual([]);
+  const refused = ["LD_PRELOAD", "BUN_OPTIONS", "NODE_OPTIONS", "DYLD_INSERT_LIBRARIES", "PATH", "BUN_JSC_", "BUN_JSC_x=1"];
+  expect(refused.filter((name) => RUNTIME_VARIABLE.test(name))).toEqual([]);
 });
