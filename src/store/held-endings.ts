@@ -27,9 +27,8 @@ export class HeldEndings {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private retryMs = FIRST_RETRY_MS;
   private retryAt = 0;
+  /** Set by the daemon's JobService: a store nobody listens for (the CLI's) holds nothing, and its refused ending throws. */
   listener: HeldEndingsListener | null = null;
-
-  constructor(private readonly now: () => number = Date.now) {}
 
   get size(): number {
     return this.endings.size;
@@ -54,7 +53,7 @@ export class HeldEndings {
    * anyway). A failure keeps that ending and those after it; the count of endings still held is returned.
    */
   flush(force = false): number {
-    if (this.endings.size === 0 || (!force && this.now() < this.retryAt)) return this.endings.size;
+    if (this.endings.size === 0 || (!force && performance.now() < this.retryAt)) return this.endings.size;
     let written = 0;
     for (const [id, ending] of this.endings) {
       try {
@@ -82,7 +81,8 @@ export class HeldEndings {
   }
 
   private backOff(): void {
-    this.retryAt = this.now() + this.retryMs;
+    // Monotonic: a clock set back must not hold the retries off until it catches up.
+    this.retryAt = performance.now() + this.retryMs;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.flush(true), this.retryMs);
     this.timer.unref?.();

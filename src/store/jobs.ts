@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { HeldEndings } from "./held-endings.ts";
-import { storageFailureCode } from "./storage-failure.ts";
+import { BUSY_TIMEOUT_MS, storageFailureCode } from "./storage-failure.ts";
 
 export const JOB_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -332,7 +332,8 @@ export class JobStore {
   }
 
   /**
-   * active → terminal: the ended row as committed, or null when the job had already ended (or is gone). `alsoRun`
+   * active → terminal: the ended row as committed (or, in a process that listens for held endings, as held when the
+   * database refuses it for a reason of the machine), or null when the job had already ended (or is gone). `alsoRun`
    * commits in the same transaction.
    */
   finish(id: string, end: JobEnd, alsoRun?: () => void): JobRow | null {
@@ -342,7 +343,8 @@ export class JobStore {
     try {
       ended = this.wrote(() => this.finishNow(id, end, alsoRun));
     } catch (error) {
-      if (storageFailureCode(error) === null) throw error;
+      // Only the daemon holds an ending (its JobService listens); a CLI's refused write must say nothing was changed.
+      if (storageFailureCode(error) === null || this.held.listener === null) throw error;
       return this.holdEnding(id, end, alsoRun, error);
     }
     if (ended) this.remember(id, ended);
@@ -358,9 +360,13 @@ export class JobStore {
     if (!current || !isActiveStatus(current.status)) return null;
     const row: Readonly<JobRow> = Object.freeze({ ...current, ...endingColumns(end) });
     const write = (): void => {
+      // Threat: another program holding the lock. A retry waiting out the busy timeout would stall every request for
+      // 5 s each time it ran; it fails at once instead, and the held endings back off.
+      this.db.exec("PRAGMA busy_timeout = 0");
       try {
         this.finishNow(id, end, alsoRun);
       } finally {
+        this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         this.rows.clear();
       }
     };

@@ -3,7 +3,7 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { askOverHttp } from "../support/mcp-client.ts";
+import { askOverHttp, callOverHttp } from "../support/mcp-client.ts";
 import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { fakeGatewayForFile } from "../support/gateway-per-file.ts";
 
@@ -54,6 +54,28 @@ test("a locked database: the caller gets its answer, the ending is written once 
     expect(await daemon.stop()).toBe(0);
   }
 }, 30_000);
+
+test("a tool whose write the database refuses (hermes_reset) tells the caller why, naming no path; the owner's log has the path", async () => {
+  const h = home();
+  const token = await createToken(h, "resetter", settings());
+  const daemon = await startTestDaemon({ home: h, env: settings() });
+  const other = new Database(databaseOf(h));
+  try {
+    expect((await askOverHttp(daemon.url, token, "warm")).text).toContain("echo: warm");
+    other.exec("BEGIN IMMEDIATE");
+    const reset = await callOverHttp(daemon.url, token, "hermes_reset", {});
+    other.exec("ROLLBACK");
+    expect(reset.status).toBe(200);
+    expect(reset.text).toContain("hermes-mcp cannot write its database right now: its database is locked by another program.");
+    expect(reset.text).toContain('"isError":true');
+    expect(reset.text).not.toContain(databaseOf(h));
+    expect(reset.text).not.toContain("internal error");
+    expect(daemon.logs()).toContain(`cannot answer a hermes_reset call: another program kept ${databaseOf(h)} locked`);
+  } finally {
+    other.close();
+    expect(await daemon.stop()).toBe(0);
+  }
+}, 20_000);
 
 test("a CLI command whose write the database refuses says so, what to do, and that nothing changed", async () => {
   const h = home();

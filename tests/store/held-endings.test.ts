@@ -10,10 +10,11 @@ afterEach(() => {
 
 const dbPath = tempDbPaths();
 
-/** The daemon's store and a second connection to the same file (what the CLI sees). */
+/** The daemon's store (it listens for held endings, as its JobService does) and a second connection to the same file (what the CLI has). */
 function stores(): { store: Store; other: Store } {
   const path = dbPath();
   const [store, other] = [openStore(path), openStore(path)];
+  store.jobs.held.listener = { held() {}, written() {} };
   cleanups.push(() => {
     other.close();
     store.close();
@@ -98,20 +99,43 @@ describe("job endings a full disk refuses", () => {
     const { store } = stores();
     store.jobs.insert(job("mine", "pat:a"));
     store.jobs.insert(job("theirs", "pat:b"));
-    const disk = fillDisk(store);
+    fillDisk(store);
     store.jobs.finish("mine", bigAnswer);
     store.jobs.finish("theirs", bigAnswer);
     expect(store.jobs.held.size).toBe(2);
-    disk.room();
-    // The reset writes what it can first (its own write flushes held endings once their retry is due).
-    store.jobs.held.flush(true);
-    fillDisk(store);
-    store.jobs.insert(job("mine-2", "pat:a"));
-    store.jobs.finish("mine-2", bigAnswer);
-    expect(store.jobs.held.size).toBe(1);
+    // Still full: the reset deletes rows (no new page needed) while both endings stay held.
     store.jobs.clearFor("pat:a");
-    expect(store.jobs.held.size).toBe(0);
-    expect(store.jobs.get("theirs")?.status).toBe("completed");
+    expect(store.jobs.held.size).toBe(1);
+    expect(store.jobs.get("mine")).toBeNull();
+    expect(store.jobs.get("theirs", "pat:b")?.result).toHaveLength(200_000);
+  });
+
+  test("a store nobody listens for (the CLI's) holds nothing: the refused ending throws, so the command can say nothing changed", () => {
+    const { other } = stores();
+    other.jobs.insert(job("cli"));
+    fillDisk(other);
+    expect(() => other.jobs.finish("cli", bigAnswer)).toThrow(/full/);
+    expect(other.jobs.held.size).toBe(0);
+    expect(other.jobs.get("cli")?.status).toBe("running");
+  });
+
+  test("a retry under another program's lock fails at once and backs off, instead of waiting out the busy timeout", () => {
+    const { store, other } = stores();
+    store.jobs.insert(job("locked"));
+    const disk = fillDisk(store);
+    store.jobs.finish("locked", bigAnswer);
+    disk.room();
+    other.db.exec("BEGIN EXCLUSIVE");
+    try {
+      const started = performance.now();
+      expect(store.jobs.held.flush(true)).toBe(1);
+      // SQLite's busy timeout is 5 s: a retry that waited it would stall the daemon's every request that long.
+      expect(performance.now() - started).toBeLessThan(2500);
+    } finally {
+      other.db.exec("ROLLBACK");
+    }
+    expect(store.jobs.held.flush(true)).toBe(0);
+    expect(other.jobs.get("locked")?.status).toBe("completed");
   });
 
   test("other errors are not held: they reach the caller", () => {

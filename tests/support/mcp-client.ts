@@ -29,6 +29,16 @@ export function textOf(result: unknown): string {
 
 /** One tools/call hermes_ask over plain HTTP, no SDK: the status, and the answer's text as sent. */
 export async function askOverHttp(url: string, token: string, prompt = "hi"): Promise<{ status: number; text: string }> {
+  return callOverHttp(url, token, "hermes_ask", { prompt });
+}
+
+/** One tools/call as a bare POST (no session), its raw response text. */
+export async function callOverHttp(
+  url: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${url}/mcp`, {
     method: "POST",
     headers: {
@@ -37,7 +47,7 @@ export async function askOverHttp(url: string, token: string, prompt = "hi"): Pr
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": "2025-06-18",
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
   });
   return { status: response.status, text: await response.text() };
 }
