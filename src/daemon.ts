@@ -5,6 +5,7 @@ import { type Config, type LoadedConfig, withBoundPort } from "./config/load.ts"
 import { GatewayClient } from "./gateway/client.ts";
 import { closeIdleGatewayConnections } from "./gateway/http1.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
+import { shellCommand } from "./cli/shell-word.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";
@@ -159,7 +160,7 @@ function serveOn(
     }
     log.error(
       `the database file ${config.dbPath} was ${change} while hermes-mcp ran: stopping, so nothing more goes to a file no command can open; the next start opens ${config.dbPath}`,
-      kept ? { saved: kept, fix: `if that was a mistake, stop hermes-mcp and run: hermes-mcp restore ${kept}` } : {},
+      kept ? { saved: kept, fix: `if that was a mistake, stop hermes-mcp and run: ${shellCommand(["hermes-mcp", "restore", kept])}` } : {},
     );
     hooks.onDatabaseLost?.();
   };

@@ -5,6 +5,7 @@ import { StoreError } from "../store/database.ts";
 import { describeContents } from "./backup-contents.ts";
 import { backupTarget } from "./backup-files.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
+import { shellCommand } from "./shell-word.ts";
 
 export default defineCommand({
   meta: {
@@ -31,7 +32,7 @@ export default defineCommand({
       }
       ui.success(`Backed up ${config.dbPath} to ${target} (${describeContents(contents)}).`);
       ui.info(
-        `It holds token hashes and job results, so it is private (mode 600): keep it so. To put it back: hermes-mcp restore ${target}`,
+        `It holds token hashes and job results, so it is private (mode 600): keep it so. To put it back: ${shellCommand(["hermes-mcp", "restore", target])}`,
       );
     }),
 });

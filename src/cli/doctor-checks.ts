@@ -14,6 +14,7 @@ import { BUSY_TIMEOUT_MS, freeBytesIn, NO_ROOM_BYTES } from "../store/storage-fa
 import { sizeText } from "../size-text.ts";
 import { inspectStore } from "../store/index.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
+import { askDaemonAt } from "./doctor-running.ts";
 import { unlistenable } from "./listen-errors.ts";
 import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
@@ -276,17 +277,7 @@ export async function portCheck(config: Config, running: DaemonHolder | "unknown
     const refused = unlistenable(error);
     if (refused) return { ok: false, title: `${host}:${port} can be listened on`, ...refused };
     // Busy: another hermes-mcp (on another database) answers /healthz.
-    let other = false;
-    try {
-      // A loopback Host name: /healthz sits behind the Host guard, which would refuse a wildcard BIND_HOST such as 0.0.0.0.
-      const response = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}/healthz`, {
-        headers: { Host: `127.0.0.1:${port}` },
-        signal: AbortSignal.timeout(2000),
-      });
-      other = ((await response.json()) as { status?: string }).status === "ok";
-    } catch {
-      // Not hermes-mcp.
-    }
+    const other = (await askDaemonAt(host, port, "/healthz"))?.status === "ok";
     return {
       ok: false,
       title,

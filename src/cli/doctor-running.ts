@@ -5,13 +5,18 @@ import { VERSION } from "../version.ts";
 import type { Check } from "./doctor-checks.ts";
 import { howToRestart } from "./stop-advice.ts";
 
-/** A JSON route of the daemon that holds the lock, asked on loopback; null when it cannot be asked. */
+/** A JSON route of the daemon that holds the lock, asked where it listens; null when it cannot be asked. */
 export async function askRunningDaemon(holder: DaemonHolder, path: string): Promise<Record<string, unknown> | null> {
-  if (holder.port === null) return null;
+  return holder.port === null ? null : askDaemonAt(holder.host, holder.port, path);
+}
+
+/** A JSON route of whatever listens on `host`:`port` (a wildcard is asked on its family's loopback); null when it cannot be asked. */
+export async function askDaemonAt(host: string, port: number, path: string): Promise<Record<string, unknown> | null> {
+  const target = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   try {
     // A loopback Host name: the Host guard refuses a wildcard BIND_HOST such as 0.0.0.0.
-    const response = await fetch(`http://127.0.0.1:${holder.port}${path}`, {
-      headers: { host: `127.0.0.1:${holder.port}` },
+    const response = await fetch(`http://${target.includes(":") ? `[${target}]` : target}:${port}${path}`, {
+      headers: { host: `127.0.0.1:${port}` },
       signal: AbortSignal.timeout(2000),
     });
     const body: unknown = await response.json();
@@ -39,17 +44,33 @@ function replacedExecutable(pid: number): string | null {
   }
 }
 
+/** Whether version `a` (x.y.z) comes before `b`; anything unreadable compares as not older. */
+function isOlder(a: string, b: string): boolean {
+  const parts = (v: string): number[] => v.split(/[.-]/).slice(0, 3).map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) {
+    const [p, q] = [x[i] ?? 0, y[i] ?? 0];
+    if (Number.isNaN(p) || Number.isNaN(q)) return false;
+    if (p !== q) return p < q;
+  }
+  return false;
+}
+
 /** A warning when the running daemon is not running the code installed now (an upgrade waits for a restart), else null. */
 export function runningCodeVerdict(holder: DaemonHolder, code: RunningCode, ours: string, restart: string): Check | null {
   const fix = `restart it: ${restart}`;
-  if (code.version !== null && code.version !== ours)
-    return {
-      ok: true,
-      warn: true,
-      title: `the running hermes-mcp (pid ${holder.pid}) is version ${code.version}; this one is ${ours}`,
-      detail: "if you upgraded, it runs the new version once restarted",
-      fix,
-    };
+  if (code.version !== null && code.version !== ours) {
+    const title = `the running hermes-mcp (pid ${holder.pid}) is version ${code.version}; this one is ${ours}`;
+    // Older than the daemon: a restart would not help; this command is likely another copy than the service runs.
+    if (isOlder(ours, code.version))
+      return {
+        ok: true,
+        warn: true,
+        title,
+        fix: "check which hermes-mcp you ran (`command -v hermes-mcp`): it is older than the one running",
+      };
+    return { ok: true, warn: true, title, detail: "if you upgraded, it runs the new version once restarted", fix };
+  }
   if (code.replacedExecutable !== null)
     return {
       ok: true,

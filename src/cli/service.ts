@@ -21,7 +21,7 @@ import {
 } from "./service-plan.ts";
 import type { TunnelKind, TunnelOptions } from "./service-units.ts";
 import { shellCommand } from "./shell-word.ts";
-import { howToStop, isTheService, starterOf } from "./stop-advice.ts";
+import { howToStop, isTheService, keepsTheServiceFromStarting, starterOf } from "./stop-advice.ts";
 import { writeStaticClient } from "./static-client.ts";
 
 const common = {
@@ -160,8 +160,9 @@ function envFilePlan(path: string): PlannedFile | null {
 
 /**
  * The service is restarted by the install; any other daemon on the database would keep it from starting (systemd would
- * retry every 2 s and give up). Beside one started by hand the install is refused, changing nothing, so it is never
- * left half done; a holder whose starter cannot be told (pid unknown), and a dry run, are only warned about.
+ * retry every 2 s and give up). Beside one started by hand, or by a system unit of the same name, the install is
+ * refused, changing nothing, so it is never left half done; a holder whose starter cannot be told (pid unknown), and a
+ * dry run, are only warned about.
  */
 function refuseBesideAnotherDaemon(dbPath: string, dryRun: boolean): void {
   const running = runningDaemon(dbPath);
@@ -171,7 +172,7 @@ function refuseBesideAnotherDaemon(dbPath: string, dryRun: boolean): void {
   if (isTheService(starter)) return;
   const problem = `a hermes-mcp is already running on this database (${describeHolder(holder)}) and the service cannot start beside it`;
   const fix = `stop it first (${howToStop(holder)})`;
-  if (starter === "by hand" && !dryRun)
+  if (keepsTheServiceFromStarting(starter) && !dryRun)
     throw new CliExit(`${problem}. Nothing was changed: ${fix}, then run \`hermes-mcp service install\` again.`);
   ui.warn(`${problem}: ${fix}`);
 }

@@ -56,6 +56,9 @@ export function starterOf(holder: DaemonHolder | null, probe: StarterProbe = sys
 /** Whether the daemon runs as the user's service, the one `service install` writes (and restarts). */
 export const isTheService = (starter: Starter): boolean => starter === "systemd user" || starter === "launchd";
 
+/** A daemon known not to be the user's service (started by hand, or by a system unit): the service cannot start beside it. */
+export const keepsTheServiceFromStarting = (starter: Starter): boolean => starter === "by hand" || starter === "systemd system";
+
 /** The service manager's command that stops (or restarts) the service on this platform. */
 function serviceCommand(probe: StarterProbe, starter: Starter, action: "stop" | "restart"): string {
   if (starter === "systemd system") return `\`sudo systemctl ${action} ${SERVICE_NAME}\``;

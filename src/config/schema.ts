@@ -134,7 +134,8 @@ export const EnvSchema = z.object({
     }
     if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
       // Unparsed text may still hold "user:password@": that part is not repeated.
-      const shown = (v ?? "").replace(/\/\/[^/@\s]*@/, "//…@");
+      // Up to the last "@" before the path: a password may hold "@" and spaces itself.
+      const shown = (v ?? "").replace(/\/\/[^/]*@/, "//…@");
       ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${shown}")` });
       return z.NEVER;
     }

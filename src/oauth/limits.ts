@@ -1,5 +1,4 @@
 // Abuse limits as fixed windows persisted in SQLite (so a restart does not reset a lockout): which events count and how many are allowed.
-import { elapsedSince } from "../clock.ts";
 import type { OAuthLimitStore } from "../store/oauth-limits.ts";
 
 export interface LimitRule {
@@ -51,20 +50,36 @@ export class Limiter {
 
   /** Seconds until `bucket` accepts again, or null when it is under its limit. */
   retryAfter(bucket: string, rule: LimitRule): number | null {
-    const window = this.store.get(bucket);
     const at = this.now();
-    if (!window || elapsedSince(window.windowStart, at) >= rule.windowMs || window.count < rule.limit) return null;
+    const window = this.windowAt(bucket, at);
+    if (!window || at >= window.windowStart + rule.windowMs || window.count < rule.limit) return null;
     return Math.max(1, Math.ceil((window.windowStart + rule.windowMs - at) / 1000));
   }
 
   /** Counts one event; returns the wait now in force (null while still under the limit). */
   hit(bucket: string, rule: LimitRule): number | null {
     const at = this.now();
-    const window = this.store.get(bucket);
-    // A window that starts in the future (the clock was set back since) is over: no lockout outlasts its own length.
-    const fresh = !window || elapsedSince(window.windowStart, at) >= rule.windowMs;
+    const window = this.windowAt(bucket, at);
+    const fresh = !window || at >= window.windowStart + rule.windowMs;
     this.store.put(bucket, fresh ? { windowStart: at, count: 1 } : { windowStart: window.windowStart, count: window.count + 1 });
     return this.retryAfter(bucket, rule);
+  }
+
+  /**
+   * The bucket's window as of `at`. One that starts in the future (the clock was set back since) starts again now with
+   * its count: a lockout in force neither outlasts its own length by the size of the step nor ends because of it.
+   * (A read-only store, doctor's, reads it so without writing.)
+   */
+  private windowAt(bucket: string, at: number): { windowStart: number; count: number } | null {
+    const window = this.store.get(bucket);
+    if (!window || window.windowStart <= at) return window;
+    const restarted = { windowStart: at, count: window.count };
+    try {
+      this.store.put(bucket, restarted);
+    } catch {
+      // doctor's store is query-only: the window reads restarted all the same.
+    }
+    return restarted;
   }
 
   /** The longest wait among `buckets`, or null when every one is open. */

@@ -110,7 +110,7 @@ export function createRegisterEndpoint(deps: RegisterEndpointDeps): (request: Re
       const clients = store.oauth.clients;
       // Bounded: the oldest never-approved registrations make room, but never one young enough that the owner may be
       // approving it right now; when all are that young, the new one is refused instead.
-      clients.evictPendingRegistrations(MAX_PENDING_REGISTRATIONS - 1, at - PENDING_REGISTRATION_PROTECTED_MS);
+      clients.evictPendingRegistrations(MAX_PENDING_REGISTRATIONS - 1, at - PENDING_REGISTRATION_PROTECTED_MS, at);
       if (clients.countPendingRegistrations() >= MAX_PENDING_REGISTRATIONS) return false;
       clients.upsert({
         clientId,

@@ -126,21 +126,23 @@ export class OAuthClientStore {
    * Makes room among never-approved registrations: deletes the oldest beyond `keep`, but only those created before
    * `before` (a registration the owner may be approving right now is never evicted). Returns how many went.
    */
-  evictPendingRegistrations(keep: number, before: number): number {
+  evictPendingRegistrations(keep: number, before: number, now: number): number {
     return this.db
       .query(
-        `DELETE FROM oauth_clients WHERE created_at < ?2 AND client_id IN (
+        // Created "in the future" (the clock was set back since) counts as old (src/clock.ts): a flood registered before
+        // the step must not shield itself from eviction, and lock the owner's own registration out, until it catches up.
+        `DELETE FROM oauth_clients WHERE (created_at < ?2 OR created_at > ?3) AND client_id IN (
            SELECT client_id FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL
-           ORDER BY created_at DESC LIMIT -1 OFFSET ?1)`,
+           ORDER BY CASE WHEN created_at > ?3 THEN 0 ELSE created_at END DESC LIMIT -1 OFFSET ?1)`,
       )
-      .run(keep, before).changes;
+      .run(keep, before, now).changes;
   }
 
   /** Registrations never approved, created before `before`; client metadata documents past their cache with no grant left. */
   deleteStale(before: number, now: number): number {
     const unused = this.db
-      .query("DELETE FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL AND created_at < ?")
-      .run(before).changes;
+      .query("DELETE FROM oauth_clients WHERE kind = 'registered' AND approved_at IS NULL AND (created_at < ? OR created_at > ?)")
+      .run(before, now).changes;
     const cimd = this.db
       .query(
         `DELETE FROM oauth_clients WHERE kind = 'cimd' AND cached_until < ?

@@ -146,6 +146,11 @@ test("backup says what is wrong and writes nothing: no database yet, a folder th
   expect(nowhere.code).toBe(1);
   expect(nowhere.stderr).toContain(`the folder ${join(h, "no", "such")} does not exist: create it first`);
   expect(readdirSync(h).filter((n) => n.endsWith(".db"))).toEqual([]);
+  // A trailing slash names a folder, as it does to cp: never a file called `nightly` the next run would refuse to replace.
+  const slash = await runCli(["backup", "nightly/"], { home: h, env: env() });
+  expect(slash.code).toBe(1);
+  expect(slash.stderr).toContain(`the folder ${join(h, "nightly")} does not exist: create it first; nothing was written`);
+  expect(readdirSync(h)).not.toContain("nightly");
   const blank = await runCli(["backup", ""], { home: h, env: env() });
   expect(blank.code).toBe(1);
   expect(blank.stderr).toContain("name the file to write");
@@ -155,20 +160,20 @@ test("backup says what is wrong and writes nothing: no database yet, a folder th
 test("backup into a folder writes a new dated file there, as cp would (a daily cron line needs no date)", async () => {
   const h = home();
   await createToken(h, "mine", env());
-  mkdirSync(join(h, "backups"));
-  const taken = await runCli(["backup", "~/backups/"], { home: h, env: env() });
+  mkdirSync(join(h, "my backups"));
+  const taken = await runCli(["backup", "~/my backups/"], { home: h, env: env() });
   expect(taken.code, taken.stderr).toBe(0);
-  const written = readdirSync(join(h, "backups"));
+  const written = readdirSync(join(h, "my backups"));
   expect(written).toEqual([expect.stringMatching(/^hermes-mcp-\d{8}T\d{6}Z\.db$/)]);
-  expect(taken.stderr).toContain(`to ${join(h, "backups", written[0] as string)} (`);
-  expect(statSync(join(h, "backups", written[0] as string)).mode & 0o777).toBe(0o600);
-  expect(count(join(h, "backups", written[0] as string), "personal_tokens")).toBe(1);
+  expect(taken.stderr).toContain(`to ${join(h, "my backups", written[0] as string)} (`);
+  expect(statSync(join(h, "my backups", written[0] as string)).mode & 0o777).toBe(0o600);
+  expect(count(join(h, "my backups", written[0] as string), "personal_tokens")).toBe(1);
   // restore wants the file: the folder is refused, naming the newest dated copy in it.
   const dbBytes = readFileSync(databaseOf(h));
-  const folder = await runCli(["restore", "~/backups"], { home: h, env: env() });
+  const folder = await runCli(["restore", "~/my backups"], { home: h, env: env() });
   expect(folder.code).toBe(1);
   expect(folder.stderr).toContain(
-    `${join(h, "backups")} is a folder: name the backup file in it, e.g. hermes-mcp restore ${join(h, "backups", written[0] as string)} (the newest there); nothing was changed`,
+    `${join(h, "my backups")} is a folder: name the backup file in it, e.g. hermes-mcp restore '${join(h, "my backups", written[0] as string)}' (the newest there); nothing was changed`,
   );
   expect((await runCli(["restore", " "], { home: h, env: env() })).stderr).toContain("name the backup file to restore");
   expect(readFileSync(databaseOf(h)).equals(dbBytes)).toBe(true);

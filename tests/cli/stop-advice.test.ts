@@ -1,7 +1,14 @@
-// How the owner is told to stop the daemon holding a database: the service manager's command for the service, Ctrl-C or kill for one started by hand.
+// How the owner is told to stop or restart the daemon holding a database (the service manager, or Ctrl-C / kill), and doctor's questions to that daemon.
 import { describe, expect, test } from "bun:test";
-import { runningCodeVerdict } from "../../src/cli/doctor-running.ts";
-import { howToRestart, howToStop, isTheService, type StarterProbe, starterOf } from "../../src/cli/stop-advice.ts";
+import { askRunningDaemon, runningCodeVerdict } from "../../src/cli/doctor-running.ts";
+import {
+  howToRestart,
+  howToStop,
+  isTheService,
+  keepsTheServiceFromStarting,
+  type StarterProbe,
+  starterOf,
+} from "../../src/cli/stop-advice.ts";
 import type { DaemonHolder } from "../../src/store/daemon-lock.ts";
 
 const holder: DaemonHolder = { pid: 4242, host: "127.0.0.1", port: 8765, started_at: 0 };
@@ -75,6 +82,11 @@ describe("who started the daemon holding the lock", () => {
     expect(isTheService("systemd user")).toBe(true);
     expect(isTheService("launchd")).toBe(true);
     for (const starter of ["systemd system", "by hand", "unknown"] as const) expect(isTheService(starter)).toBe(false);
+    // `service install` refuses beside one known not to be it; one that cannot be told apart is only warned about.
+    expect((["systemd user", "systemd system", "launchd", "by hand", "unknown"] as const).filter(keepsTheServiceFromStarting)).toEqual([
+      "systemd system",
+      "by hand",
+    ]);
   });
 
   test("restarting: the service manager's restart, or stop and start again by hand", () => {
@@ -108,6 +120,13 @@ describe("doctor: is the running daemon the code installed now", () => {
       detail: "if you upgraded, it runs the new version once restarted",
       fix: "restart it: `systemctl --user restart hermes-mcp`",
     });
+    // This command older than the daemon (another copy on PATH): a restart would not help.
+    expect(runningCodeVerdict(holder, { ...same, version: "0.10.0" }, "0.5.0", "R")).toEqual({
+      ok: true,
+      warn: true,
+      title: "the running hermes-mcp (pid 4242) is version 0.10.0; this one is 0.5.0",
+      fix: "check which hermes-mcp you ran (`command -v hermes-mcp`): it is older than the one running",
+    });
     expect(runningCodeVerdict(holder, { ...same, replacedExecutable: "/home/u/.local/bin/hermes-mcp" }, "0.5.0", "R")).toEqual({
       ok: true,
       warn: true,
@@ -115,5 +134,31 @@ describe("doctor: is the running daemon the code installed now", () => {
       detail: "an upgrade installed after it started takes effect when it restarts",
       fix: "restart it: R",
     });
+  });
+});
+
+describe("doctor asks the running daemon where it listens", () => {
+  test("its own address (IPv6 loopback included), or a wildcard's loopback", async () => {
+    const asked: string[] = [];
+    const server = Bun.serve({
+      hostname: "::1",
+      port: 0,
+      fetch: (request) => {
+        asked.push(request.headers.get("host") ?? "");
+        return Response.json({ status: "ok", version: "9.9.9" });
+      },
+    });
+    try {
+      const at = (host: string) => ({ ...holder, host, port: server.port as number });
+      expect(await askRunningDaemon(at("::1"), "/healthz")).toEqual({ status: "ok", version: "9.9.9" });
+      expect(await askRunningDaemon(at("::"), "/healthz")).toEqual({ status: "ok", version: "9.9.9" });
+      // A loopback Host name, which the Host guard accepts whatever BIND_HOST is.
+      expect(asked).toEqual([`127.0.0.1:${server.port}`, `127.0.0.1:${server.port}`]);
+      // Nothing listens on IPv4 loopback here: not asked, not guessed.
+      expect(await askRunningDaemon(at("127.0.0.1"), "/healthz")).toBeNull();
+      expect(await askRunningDaemon({ ...holder, port: null }, "/healthz")).toBeNull();
+    } finally {
+      server.stop(true);
+    }
   });
 });

@@ -158,6 +158,9 @@ describe("loadConfig", () => {
     ]);
     const broken = problemsOf({ HERMES_API_URL: "http://bob:hunter2@gw example" });
     expect(broken).toEqual(['HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "http://…@gw example")']);
+    // A password holding "@" and a space: none of it is repeated.
+    const atSign = problemsOf({ HERMES_API_URL: "http://bob:p@ss w@rd@gw example" });
+    expect(atSign).toEqual(['HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "http://…@gw example")']);
     expect(problemsOf({ HERMES_API_URL: "gateway:8642" })).toEqual([
       'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "gateway:8642")',
     ]);

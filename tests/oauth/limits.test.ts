@@ -103,16 +103,28 @@ describe("Limiter", () => {
     expect(limiter.hit("b", RULE)).toBeNull();
   });
 
-  test("a clock set back (a day, as a board without a clock battery boots) does not lengthen a lockout: that window is over", () => {
+  test("a clock set back (a day, as a board without a clock battery boots): a lockout lasts its own length from then, not a day more, and is not lifted", () => {
     const { limiter, clock } = world();
     for (let i = 0; i < RULE.limit; i++) limiter.hit("b", RULE);
-    expect(limiter.retryAfter("b", RULE)).toBe(60);
+    clock.now += 30_000;
+    expect(limiter.retryAfter("b", RULE)).toBe(30);
     clock.now -= 86_400_000;
+    expect(limiter.retryAfter("b", RULE)).toBe(60);
+    // It counts down from there, like any window.
+    clock.now += 59_000;
+    expect(limiter.retryAfter("b", RULE)).toBe(1);
+    clock.now += 1_000;
     expect(limiter.retryAfter("b", RULE)).toBeNull();
-    // A new window starts from the clock as it now reads, counting from one.
+    // Then a new window, counting from one.
     expect(limiter.hit("b", RULE)).toBeNull();
     expect(limiter.hit("b", RULE)).toBeNull();
     expect(limiter.hit("b", RULE)).toBe(60);
+    // Under the limit when the clock stepped back: still under it, with the events counted.
+    const { limiter: other, clock: otherClock } = world();
+    other.hit("c", RULE);
+    otherClock.now -= 86_400_000;
+    expect(other.hit("c", RULE)).toBeNull();
+    expect(other.hit("c", RULE)).toBe(60);
   });
 
   test("a lockout survives a restart (the counters live in the database)", () => {

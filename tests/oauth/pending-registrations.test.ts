@@ -49,14 +49,29 @@ test("eviction takes the oldest pending registrations beyond the bound, never a 
   registerAt(store, "owner-young", now - MINUTE);
   registerAt(store, "young-2", now - 2 * MINUTE);
   // Keep 3: the two young ones are protected, so only old ones go — the oldest first.
-  expect(clients.evictPendingRegistrations(3, now - PENDING_REGISTRATION_PROTECTED_MS)).toBe(4);
+  expect(clients.evictPendingRegistrations(3, now - PENDING_REGISTRATION_PROTECTED_MS, now)).toBe(4);
   expect(clients.get("old-4")).not.toBeNull();
   expect(clients.get("old-0")).toBeNull();
   // Keep 1: the young ones still stay (the count stays above the bound, and the endpoint refuses new ones instead).
-  expect(clients.evictPendingRegistrations(1, now - PENDING_REGISTRATION_PROTECTED_MS)).toBe(1);
+  expect(clients.evictPendingRegistrations(1, now - PENDING_REGISTRATION_PROTECTED_MS, now)).toBe(1);
   expect(clients.countPendingRegistrations()).toBe(2);
   expect(clients.get("owner-young")).not.toBeNull();
   expect(clients.get("approved-old")).not.toBeNull();
+});
+
+test("a clock set back a day: registrations dated after it count as old, so a flood cannot shield itself (and lock out the owner's)", () => {
+  const store = freshStore();
+  const clients = store.oauth.clients;
+  for (let i = 0; i < 4; i++) registerAt(store, `flood-${i}`, T0 + i);
+  const now = T0 - 24 * 60 * MINUTE;
+  registerAt(store, "owner-now", now);
+  expect(clients.evictPendingRegistrations(1, now - PENDING_REGISTRATION_PROTECTED_MS, now)).toBe(4);
+  expect(clients.get("owner-now")).not.toBeNull();
+  // Housekeeping reads them alike.
+  for (let i = 0; i < 2; i++) registerAt(store, `later-${i}`, T0 + i);
+  const housekeeper = new Housekeeper(store, silentLogger, () => now);
+  housekeeper.sweep();
+  expect(clients.countPendingRegistrations()).toBe(1);
 });
 
 test("never-approved registrations expire within the hour; approved ones stay", () => {
