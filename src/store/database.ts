@@ -20,34 +20,50 @@ export function openDatabase(path: string): OpenedDatabase {
   const fixes: string[] = [];
   const memory = path === ":memory:";
   if (!memory) createFolder(path);
-  let db: Database;
-  try {
-    db = new Database(path, { create: true, strict: true });
-  } catch (error) {
-    throw new StoreError(`cannot open the database ${path}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    let db: Database;
+    try {
+      db = new Database(path, { create: true, strict: true });
+    } catch (error) {
+      throw new StoreError(`cannot open the database ${path}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+    }
+    try {
+      prepare(db, path, memory, fixes);
+    } catch (error) {
+      db.close();
+      // Several processes switching a fresh file to WAL at once: SQLite answers one of them SQLITE_BUSY at once, without
+      // waiting (two read locks both asking to write would deadlock). Opened again a moment later, it finds WAL done.
+      if (busyAtOnce(error) && performance.now() < deadline) {
+        Bun.sleepSync(5 + Math.random() * 20);
+        continue;
+      }
+      const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
+      if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
+      const storage = storageFailureOf(error, path);
+      if (storage) throw new StoreError(`the database could not be prepared: ${storage.problem} — ${storage.fix}`);
+      throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
+    }
+    if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
+    return { db, fixes };
   }
-  try {
-    // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Before WAL, which is written into the file: a file that is not ours is left exactly as it was.
-    const version = schemaVersionOf(db);
-    // Tokens' hashes and job results live here: nobody else on the machine may read them (tightened once the file is
-    // known to be ours: another program's folder is not touched either).
-    if (!memory) fixes.push(...ensureMode(dirname(path), 0o700));
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA foreign_keys = ON");
-    migrate(db, version);
-  } catch (error) {
-    db.close();
-    const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
-    if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
-    const storage = storageFailureOf(error, path);
-    if (storage) throw new StoreError(`the database could not be prepared: ${storage.problem} — ${storage.fix}`);
-    throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
-  }
-  if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
-  return { db, fixes };
+}
+
+const busyAtOnce = (error: unknown): boolean => String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+
+/** Busy timeout, schema check, private folder, WAL, then migrations. */
+function prepare(db: Database, path: string, memory: boolean, fixes: string[]): void {
+  // The busy timeout first: switching a fresh file to WAL takes a lock another process opening it may hold.
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Before WAL, which is written into the file: a file that is not ours is left exactly as it was.
+  const version = schemaVersionOf(db);
+  // Tokens' hashes and job results live here: nobody else on the machine may read them (tightened once the file is
+  // known to be ours: another program's folder is not touched either).
+  if (!memory) fixes.push(...ensureMode(dirname(path), 0o700));
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db, version);
 }
 
 /**

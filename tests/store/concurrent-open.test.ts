@@ -1,4 +1,4 @@
-// Opening one fresh database from several processes at once (the daemon starting beside `hermes-mcp token create`): every one succeeds, migrated once; 10 trials, as a race between two reads failed 1 run in 10 with 3.
+// Opening one fresh database from several processes at once (the daemon starting beside `hermes-mcp token create`): every one succeeds, migrated once; 30 trials (two processes switching the file to WAL together got SQLITE_BUSY at once in about 1 trial in 75).
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ async function openInChild(path: string): Promise<{ code: number; stderr: string
 
 describe("several processes opening a fresh database", () => {
   test("six at once: all succeed and the schema is migrated exactly once (no 'table already exists')", async () => {
-    for (let trial = 0; trial < 10; trial++) {
+    for (let trial = 0; trial < 30; trial++) {
       const home = makeHome();
       homes.push(home);
       const path = join(home, "race.db");
