@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { StoreError } from "../store/database.ts";
 import { openStore, type Store } from "../store/index.ts";
 import { storageFailureOf } from "../store/storage-failure.ts";
+import { StdoutError, stderrStream } from "./output.ts";
 
 /**
  * Human-facing messages go to stderr so stdout carries only data (env lines, tokens, tables). consola is loaded with the
@@ -17,8 +18,9 @@ function stderrConsola(): ConsolaInstance {
     // consola's own default goes down to warnings when it sees NODE_ENV=test or TEST (std-env): a command run from a test
     // runner's shell or a CI job then said nothing of what it did ("No personal access tokens", "created").
     level: LogLevels.info,
-    stdout: process.stderr,
-    stderr: process.stderr,
+    // A reader of stderr that has gone (`2>&1 | head -1`) must not turn the next message into a crash.
+    stdout: stderrStream as unknown as NodeJS.WriteStream,
+    stderr: stderrStream as unknown as NodeJS.WriteStream,
     formatOptions: { date: false },
   });
   return consola;
@@ -92,9 +94,9 @@ export async function guarded(body: () => unknown | Promise<unknown>): Promise<v
   try {
     await body();
   } catch (error) {
-    if (error instanceof CliExit) {
+    if (error instanceof CliExit || error instanceof StdoutError) {
       ui.error(error.message);
-      process.exit(error.code);
+      process.exit(error instanceof CliExit ? error.code : 1);
     }
     ui.error(`unexpected error: ${(error as Error).message}`);
     process.exit(1);

@@ -2,8 +2,9 @@
 import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { hasConsentPassword } from "../oauth/password.ts";
-import { createPersonalToken, PersonalTokenError } from "../oauth/personal-tokens.ts";
+import { createPersonalToken, PersonalTokenError, revokePersonalToken } from "../oauth/personal-tokens.ts";
 import { CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
+import { deliverNewToken, writeStdout } from "./output.ts";
 import { resolveConnectClient } from "./connect-clients.ts";
 import { CONNECT_CLIENTS, type ConnectClient, connectSnippet } from "./connect-formats.ts";
 
@@ -68,7 +69,13 @@ export default defineCommand({
         staticClient: client === "claude" || client === "inspector" ? config.staticClient : null,
         token,
       });
-      process.stdout.write(snippet.text);
+      if (token === null) writeStdout(snippet.text);
+      else {
+        const undelivered = deliverNewToken(snippet.text, `hermes-mcp connect ${client} --token ${args.token}`, () =>
+          withStore(config.dbPath, (store) => revokePersonalToken(store, args.token as string)),
+        );
+        if (undelivered) throw new CliExit(undelivered);
+      }
       if (token !== null)
         ui.success(
           `Created the personal access token "${args.token}"; it is shown only now (revoke: hermes-mcp token revoke ${args.token}).`,

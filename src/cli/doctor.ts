@@ -8,6 +8,7 @@ import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, gateway
 import { checksAsJson } from "./doctor-json.ts";
 import { runningCodeChecks } from "./doctor-running.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";
+import { writeStdout } from "./output.ts";
 import { styleFor } from "./style.ts";
 
 const style = styleFor(process.stdout);
@@ -16,7 +17,7 @@ function print(check: Check): void {
   const mark = !check.ok ? style.red("✖") : check.warn ? style.yellow("⚠") : style.green("✔");
   const lines = [`${mark} ${check.title}${check.detail ? ` — ${check.detail}` : ""}`];
   if (check.fix && (!check.ok || check.warn)) lines.push(`    fix: ${check.fix}`);
-  process.stdout.write(`${lines.join("\n")}\n`);
+  writeStdout(`${lines.join("\n")}\n`);
 }
 
 export default defineCommand({
@@ -30,7 +31,7 @@ export default defineCommand({
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         const problems: Check[] = error.problems.map((problem) => ({ ok: false, title: "configuration", detail: problem }));
-        if (args.json) process.stdout.write(checksAsJson(problems));
+        if (args.json) writeStdout(checksAsJson(problems));
         else for (const problem of problems) print(problem);
         process.exit(1);
       }
@@ -55,11 +56,11 @@ export default defineCommand({
       );
       const failed = checks.filter((c) => !c.ok).length;
       if (args.json) {
-        process.stdout.write(checksAsJson(checks));
+        writeStdout(checksAsJson(checks));
         process.exit(failed === 0 ? 0 : 1);
       }
       for (const check of checks) print(check);
-      process.stdout.write(failed === 0 ? `\n${style.green("All checks passed.")}\n` : `\n${style.red(`${failed} check(s) failed.`)}\n`);
+      writeStdout(failed === 0 ? `\n${style.green("All checks passed.")}\n` : `\n${style.red(`${failed} check(s) failed.`)}\n`);
       process.exit(failed === 0 ? 0 : 1);
     }),
 });

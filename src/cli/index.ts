@@ -4,6 +4,7 @@ import { defineCommand, renderUsage, runMain } from "citty";
 import { versionLine } from "../version.ts";
 import { checkCommandLine, resolve } from "./argv.ts";
 import { relaunchWithEnvironment } from "./relaunch.ts";
+import { writeStderr, writeStdout } from "./output.ts";
 import { forStream, styleFor } from "./style.ts";
 
 const main = defineCommand({
@@ -35,12 +36,10 @@ const problem = await checkCommandLine(main, asksHelp ? argv.slice(1) : rawArgs)
 if (problem) {
   // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.
   const style = styleFor(process.stderr);
-  process.stderr.write(`${style.red("✖")} ${problem.message}\n`);
+  writeStderr(`${style.red("✖")} ${problem.message}\n`);
   if (problem.commands) {
     const width = Math.max(...problem.commands.map((c) => c.name.length));
-    process.stderr.write(
-      `\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`,
-    );
+    writeStderr(`\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`);
   }
   process.exit(1);
 }
@@ -52,6 +51,6 @@ await runMain(main, {
     // (commands nest two deep at most), with the version the first level shows.
     const parentMeta = parent && parent !== main ? await resolve(parent.meta) : null;
     const named = parentMeta ? ({ meta: { name: `hermes-mcp ${parentMeta.name}`, version: versionLine() } } as typeof parent) : parent;
-    process.stdout.write(`${forStream(await renderUsage(command, named), process.stdout)}\n\n`);
+    writeStdout(`${forStream(await renderUsage(command, named), process.stdout)}\n\n`);
   },
 });

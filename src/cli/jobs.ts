@@ -5,6 +5,7 @@ import type { Store } from "../store/index.ts";
 import type { JobRow, JobSummary } from "../store/jobs.ts";
 import { escapeBreakingChars, escapeBreakingCharsInBlock } from "../unsafe-text.ts";
 import { asCliExit, CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
+import { writeStdout } from "./output.ts";
 import { printTable, utcTime } from "./table.ts";
 
 /** --status as a job status, or the command ends naming the statuses there are. */
@@ -55,7 +56,7 @@ const list = defineCommand({
       const limit = parseLimit(args.limit);
       const jobs = withJobs((store) => listJobs(store, { client: args.client, status, limit }));
       if (args.json) {
-        process.stdout.write(`${JSON.stringify(jobs)}\n`);
+        writeStdout(`${JSON.stringify(jobs)}\n`);
         return;
       }
       if (jobs.length === 0) {
@@ -116,10 +117,10 @@ const show = defineCommand({
       const job = withJobs((store) => findJob(store, args.id));
       if (args.json) {
         const { result, partial, ...rest } = job;
-        process.stdout.write(`${JSON.stringify(args.answer ? { ...rest, result, partial } : rest)}\n`);
+        writeStdout(`${JSON.stringify(args.answer ? { ...rest, result, partial } : rest)}\n`);
         return;
       }
-      process.stdout.write(describeJob(job, Boolean(args.answer)));
+      writeStdout(describeJob(job, Boolean(args.answer)));
     }),
 });
 

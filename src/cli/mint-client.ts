@@ -2,6 +2,7 @@
 import { defineCommand } from "citty";
 import { userPaths } from "../config/user-paths.ts";
 import { CliExit, guarded, ui } from "./common.ts";
+import { writeStdout } from "./output.ts";
 import { newStaticClient, writeStaticClient } from "./static-client.ts";
 
 export default defineCommand({
@@ -23,7 +24,7 @@ export default defineCommand({
         ui.info(
           "Add these lines to ~/.config/hermes-mcp/env (mode 0600), or run `hermes-mcp mint-client --write` to have them written there; paste the same id and secret into your client's OAuth settings:",
         );
-        process.stdout.write(`OAUTH_CLIENT_ID=${id}\nOAUTH_CLIENT_SECRET=${secret}\n`);
+        writeStdout(`OAUTH_CLIENT_ID=${id}\nOAUTH_CLIENT_SECRET=${secret}\n`);
         return;
       }
       const path = userPaths().userEnvFile;

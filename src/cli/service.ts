@@ -8,6 +8,7 @@ import { isLoopbackHost } from "../config/schema.ts";
 import { userPaths } from "../config/user-paths.ts";
 import { describeHolder, runningDaemon } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
+import { writeStdout } from "./output.ts";
 import {
   describePlan,
   installPlan,
@@ -141,7 +142,7 @@ function carryOut(plan: ServicePlan): number {
 
 function runPlan(plan: ServicePlan, dryRun: boolean): number {
   if (!dryRun) return carryOut(plan);
-  process.stdout.write(describePlan(plan));
+  writeStdout(describePlan(plan));
   return 0;
 }
 

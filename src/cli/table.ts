@@ -1,4 +1,5 @@
 // How the CLI's list commands print: columns padded to their widest cell, and times in UTC to the second.
+import { writeStdout } from "./output.ts";
 
 /** A time as `2026-11-24 21:41:25Z`, or `absent` when there is none ("never" for a last use, "-" otherwise). */
 export const utcTime = (ms: number | null, absent = "-"): string =>
@@ -21,5 +22,5 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 
 /** formatTable on stdout. */
 export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
-  process.stdout.write(formatTable(header, rows));
+  writeStdout(formatTable(header, rows));
 }

@@ -4,6 +4,7 @@ import { createPersonalToken, listPersonalTokens, PersonalTokenError, revokePers
 import type { TokenMessaging } from "../store/personal-tokens.ts";
 import type { Store } from "../store/index.ts";
 import { CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
+import { deliverNewToken } from "./output.ts";
 import { printTable, utcTime } from "./table.ts";
 
 /** The database's personal tokens, a PersonalTokenError told as it is. */
@@ -39,7 +40,10 @@ const create = defineCommand({
         );
       }
       ui.info("Send it as the header  Authorization: Bearer <token>  to /mcp.");
-      process.stdout.write(`${token}\n`);
+      const undelivered = deliverNewToken(`${token}\n`, `hermes-mcp token create --name ${args.name}`, () =>
+        withTokens((store) => revokePersonalToken(store, args.name)),
+      );
+      if (undelivered) throw new CliExit(undelivered);
     }),
 });
 

@@ -502,3 +502,52 @@ describe("doctor reads cleanly", () => {
     expect(forced.stdout).toContain("\u001b[32m✔\u001b[39m");
   });
 });
+
+describe("a reader that stops early (`| head`, `| grep -q`, `| true`)", () => {
+  const noCrash = (stderr: string): void => {
+    expect(stderr).not.toContain("EPIPE");
+    expect(stderr).not.toContain("unexpected error");
+    expect(stderr).not.toContain("Bun v");
+  };
+
+  test("ends the output, not the command: each exits as it would have, without a trace", async () => {
+    const h = home();
+    await createToken(h, "kept");
+    const env = { BIND_PORT: String(freePort()), HERMES_API_KEY: FAKE_GATEWAY_KEY, HERMES_API_URL: gateway.url };
+    for (const args of [["--help"], ["token", "list"], ["jobs", "list", "--json"], ["mint-client"], ["connect", "cursor"]]) {
+      const result = await runCli(args, { home: h, env, readerGone: "stdout" });
+      expect({ args, code: result.code }).toEqual({ args, code: 0 });
+      noCrash(result.stderr);
+    }
+    // doctor keeps its verdict: a failed check is still exit 1 (a `doctor | head -3` under pipefail must not pass).
+    const down = { ...env, HERMES_API_URL: `http://127.0.0.1:${reserveClosedPort()}` };
+    const doctor = await runCli(["doctor"], { home: h, env: down, readerGone: "stdout" });
+    expect(doctor.code).toBe(1);
+    noCrash(doctor.stderr);
+    // Messages on stderr whose reader has gone too (`2>&1 | true`): the same exits.
+    expect((await runCli(["token", "list"], { home: h, readerGone: "stdout and stderr" })).code).toBe(0);
+    expect((await runCli(["token", "revoke", "nobody"], { home: h, readerGone: "stdout and stderr" })).code).toBe(1);
+    expect((await runCli(["doctor"], { home: h, env: down, readerGone: "stdout and stderr" })).code).toBe(1);
+    // Nothing was lost on the way.
+    expect((await runCli(["token", "list"], { home: h })).stdout).toContain("kept");
+  });
+
+  test("a new token nobody received is revoked at once, and its name is free for the retry", async () => {
+    const h = home();
+    const lost = await runCli(["token", "create", "--name", "ci"], { home: h, readerGone: "stdout" });
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toContain("the new token could not be written to standard output (EPIPE), so it was revoked at once");
+    expect(lost.stderr).toContain("Run hermes-mcp token create --name ci again");
+    expect((await runCli(["token", "list"], { home: h })).stderr).toContain("No personal access tokens");
+    const retry = await runCli(["token", "create", "--name", "ci"], { home: h });
+    expect(retry.code).toBe(0);
+    expect(retry.stdout.trim()).toMatch(/^hmcp_pat_/);
+    // connect --token puts a new token in its snippet: the same holds there.
+    const snippet = await runCli(["connect", "cursor", "--token", "laptop"], { home: h, readerGone: "stdout" });
+    expect(snippet.code).toBe(1);
+    expect(snippet.stderr).toContain("Run hermes-mcp connect cursor --token laptop again");
+    const names = (await runCli(["token", "list"], { home: h })).stdout;
+    expect(names).toContain("ci");
+    expect(names).not.toContain("laptop");
+  });
+});

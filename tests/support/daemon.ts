@@ -58,16 +58,31 @@ export interface CliResult {
 
 export async function runCli(
   args: string[],
-  options: { home: string; env?: Record<string, string>; stdin?: string; cwd?: string },
+  options: {
+    home: string;
+    env?: Record<string, string>;
+    stdin?: string;
+    cwd?: string;
+    /** A reader that stops before the command writes (`cmd | true`, `cmd 2>&1 | true`): what it had is then "". */
+    readerGone?: "stdout" | "stdout and stderr";
+  },
 ): Promise<CliResult> {
-  const proc = Bun.spawn([...CLI_COMMAND, ...args], {
+  // The pipe's read end is closed at once; the command starts 0.3 s later, so its first write finds no reader.
+  const command = options.readerGone ? ["sh", "-c", 'sleep 0.3; exec "$@"', "sh", ...CLI_COMMAND, ...args] : [...CLI_COMMAND, ...args];
+  const proc = Bun.spawn(command, {
     cwd: options.cwd ?? options.home,
     env: baseEnv(options.home, options.env),
     stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (options.readerGone) await proc.stdout.cancel();
+  if (options.readerGone === "stdout and stderr") await proc.stderr.cancel();
+  const [stdout, stderr, code] = await Promise.all([
+    options.readerGone ? "" : new Response(proc.stdout).text(),
+    options.readerGone === "stdout and stderr" ? "" : new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
