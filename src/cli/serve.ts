@@ -1,4 +1,5 @@
-// `hermes-mcp serve`: run the daemon until SIGTERM/SIGINT, then stop gracefully (jobs interrupted and recorded, database closed).
+// `hermes-mcp serve`: run the daemon until SIGTERM/SIGINT (or its terminal closes), then stop gracefully (jobs interrupted and recorded, database closed).
+import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import type { Config } from "../config/load.ts";
 import { type RunningDaemon, startDaemon } from "../daemon.ts";
@@ -19,6 +20,25 @@ function warnIfGatewayUnusable(config: Config, log: Logger): void {
         log.warn(`gateway check failed (${check.title})${check.detail ? `: ${check.detail}` : ""}`, { fix: check.fix });
     })
     .catch((error: Error) => log.warn("gateway check could not run", { error: error.message }));
+}
+
+/**
+ * Whether a hang-up (SIGHUP: the terminal running serve was closed, the ssh session dropped) should stop the daemon
+ * gracefully, as Ctrl-C does; left alone, it killed the daemon mid-job. Not when SIGHUP was ignored at start (`nohup
+ * hermes-mcp serve &`): a handler would undo what nohup promises. Linux says so in /proc; elsewhere, a daemon whose
+ * stderr is not a terminal is taken to be nohup'd or run by a service manager, and keeps the default.
+ */
+function stopsOnHangup(): boolean {
+  if (process.platform === "linux") {
+    try {
+      const ignored = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+      // SIGHUP is signal 1: bit 0 of the mask.
+      if (ignored !== undefined) return (BigInt(`0x${ignored}`) & 1n) === 0n;
+    } catch {
+      // No /proc (a sandbox): decide as elsewhere.
+    }
+  }
+  return process.stderr.isTTY === true;
 }
 
 export default defineCommand({
@@ -71,6 +91,9 @@ export default defineCommand({
       warnIfGatewayUnusable(running.config, log);
       let signalled = false;
       const onSignal = (signal: string): void => {
+        // A second Ctrl-C (or SIGTERM) forces the exit. A second hang-up does not: closing a terminal sends one to the
+        // daemon and its shell sends another to its jobs.
+        if (signalled && signal === "SIGHUP") return;
         if (signalled) process.exit(130);
         signalled = true;
         log.info(`received ${signal}`);
@@ -78,6 +101,7 @@ export default defineCommand({
       };
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
+      if (stopsOnHangup()) process.on("SIGHUP", () => onSignal("SIGHUP"));
       // Keep the command pending while the server runs.
       await new Promise(() => {});
     }),

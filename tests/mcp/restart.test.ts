@@ -76,3 +76,40 @@ describe("restarts", () => {
     }
   });
 });
+
+describe("hang-ups", () => {
+  test("closing the terminal that runs serve stops it as Ctrl-C does, even when the shell sends a second hang-up", async () => {
+    const daemon = await startTestDaemon({ home, env, launch: "terminal" });
+    const job = await askAsync(daemon, "hangup-victim [[hang]]");
+    await gateway.waitFor(
+      () => gateway.chats.some((c) => c.prompt?.startsWith("hangup-victim") && c.outcome === "open"),
+      3000,
+      "the victim's chat",
+    );
+    daemon.hangUp();
+    // The shell the terminal ran sends its jobs a hang-up of its own: not a second Ctrl-C that forces the exit.
+    daemon.proc.kill("SIGHUP");
+    expect(await daemon.proc.exited).toBe(0);
+    expect(daemon.proc.signalCode).toBeNull();
+
+    const again = await startTestDaemon({ home, env });
+    try {
+      // Recorded by the stopping daemon as a shutdown, not found by the next one as a crash ("restart").
+      expect(await checkJob(again, job)).toMatchObject({ status: "failed", end_reason: "shutdown" });
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test("under nohup a hang-up changes nothing: it keeps serving", async () => {
+    const daemon = await startTestDaemon({ home, env, launch: "nohup" });
+    try {
+      daemon.hangUp();
+      await Bun.sleep(300);
+      expect(daemon.proc.exitCode).toBeNull();
+      expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await daemon.stop()).toBe(0);
+    }
+  });
+});

@@ -105,6 +105,8 @@ export interface TestDaemon {
   stop(): Promise<number>;
   /** SIGKILL: the process dies without any cleanup. */
   kill9(): Promise<void>;
+  /** A hang-up: its terminal closed (launched on one), else SIGHUP as a shell sends its jobs. */
+  hangUp(): void;
 }
 
 export interface DaemonOptions {
@@ -114,6 +116,8 @@ export interface DaemonOptions {
   env?: Record<string, string>;
   /** Send the daemon's output to this file instead of collecting it in memory (benchmarks: like journald). */
   logFile?: string;
+  /** How it is started: with pipes (default), on a terminal (a person's `serve` in a shell), or under `nohup`. */
+  launch?: "pipes" | "terminal" | "nohup";
 }
 
 export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemon> {
@@ -121,12 +125,27 @@ export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemo
   const port = options.port ?? freePort();
   const env = baseEnv(home, { BIND_HOST: "127.0.0.1", BIND_PORT: String(port), ...options.env });
   const sink = options.logFile ? Bun.file(options.logFile) : "pipe";
-  const proc = Bun.spawn([...CLI_COMMAND, "serve"], { cwd: home, env, stdin: "ignore", stdout: sink, stderr: sink });
   let output = "";
-  const drain = async (stream: ReadableStream<Uint8Array> | number | undefined): Promise<void> => {
+  const terminalDecoder = new TextDecoder();
+  const command = [...(options.launch === "nohup" ? ["nohup"] : []), ...CLI_COMMAND, "serve"];
+  const proc =
+    options.launch === "terminal"
+      ? Bun.spawn(command, {
+          cwd: home,
+          env,
+          terminal: {
+            cols: 200,
+            rows: 50,
+            data(_terminal, data) {
+              output += terminalDecoder.decode(data, { stream: true });
+            },
+          },
+        })
+      : Bun.spawn(command, { cwd: home, env, stdin: "ignore", stdout: sink, stderr: sink });
+  const drain = async (stream: ReadableStream<Uint8Array> | number | null | undefined): Promise<void> => {
     if (!(stream instanceof ReadableStream)) return;
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+    const streamDecoder = new TextDecoder();
+    for await (const chunk of stream) output += streamDecoder.decode(chunk, { stream: true });
   };
   void drain(proc.stdout);
   void drain(proc.stderr);
@@ -161,6 +180,10 @@ export async function startTestDaemon(options: DaemonOptions): Promise<TestDaemo
     async kill9() {
       proc.kill("SIGKILL");
       await proc.exited;
+    },
+    hangUp() {
+      if (proc.terminal) proc.terminal.close();
+      else proc.kill("SIGHUP");
     },
   };
 }
