@@ -43,6 +43,18 @@ if (problem) {
   }
   process.exit(1);
 }
+// Root through sudo: refused where it would leave the user files they cannot open, named where it uses root's own.
+const onlyAsksHelp = asksHelp || rawArgs.some((arg) => ["--help", "-h", "--version", "-v"].includes(arg));
+if (command !== undefined && !onlyAsksHelp && process.getuid?.() === 0) {
+  const { rootVerdict } = await import("./root-guard.ts");
+  const verdict = rootVerdict(command, 0);
+  const style = styleFor(process.stderr);
+  if (verdict.refusal) {
+    writeStderr(`${style.red("✖")} ${verdict.refusal}\n`);
+    process.exit(1);
+  }
+  if (verdict.note) writeStderr(`${style.yellow("⚠")} ${verdict.note}\n`);
+}
 await runMain(main, {
   rawArgs,
   // citty colours its usage screens unconditionally: plain when piped or NO_COLOR.

@@ -1,0 +1,60 @@
+// A command run as root by mistake (`sudo hermes-mcp …`): refused where it would lock the user out of their own files, named where it only uses root's.
+import { statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { userPaths } from "../config/user-paths.ts";
+
+export interface RootVerdict {
+  /** Why the command must not run (exit 1, nothing touched), or null. */
+  refusal: string | null;
+  /** A note to show before it runs, or null. */
+  note: string | null;
+}
+
+/** The nearest folder at or above `path` that exists, and its owner's uid. */
+function nearestExisting(path: string): { path: string; uid: number } | null {
+  for (let current = path; ; current = dirname(current)) {
+    try {
+      return { path: current, uid: statSync(current).uid };
+    } catch {
+      if (dirname(current) === current) return null;
+    }
+  }
+}
+
+/**
+ * What to do about `command` run with user id `uid` (only root through sudo or doas gets a verdict). Threat: the owner locked out by their
+ * own sudo. Root creating the database, its WAL or the env file inside another user's folders (sudo keeps HOME on
+ * macOS, with -E, or with --preserve-env) leaves files that user's hermes-mcp can neither open nor read: refused.
+ * With root's own folders (sudo's usual HOME=/root) the command works, on root's database, which a token or client
+ * made there is no use for: said. A user service under sudo can reach no user's service manager: refused.
+ */
+export function rootVerdict(command: string, uid: number | undefined, env: Record<string, string | undefined> = process.env): RootVerdict {
+  const none: RootVerdict = { refusal: null, note: null };
+  const invoker = env.SUDO_USER || env.DOAS_USER;
+  // Root by design (a system unit, a container) is left alone, whoever owns its folders.
+  if (uid !== 0 || !invoker || invoker === "root") return none;
+  const { home, dataHome, userEnvFile } = userPaths(env);
+  const places = [join(dataHome, "hermes-mcp"), dirname(userEnvFile)];
+  if (env.HERMES_MCP_DB_PATH) places.push(dirname(resolve(env.HERMES_MCP_DB_PATH)));
+  for (const place of places) {
+    const owner = nearestExisting(place);
+    if (owner === null || owner.uid === 0) continue;
+    // sudo says who called it by uid too; doas only by name.
+    const who = env.SUDO_UID === undefined || env.SUDO_UID === String(owner.uid) ? invoker : `the user with uid ${owner.uid}`;
+    return {
+      refusal:
+        `hermes-mcp is running as root on ${owner.path}, which belongs to ${who}: what it created there would belong to ` +
+        `root, and the hermes-mcp that ${who} runs could no longer open it. Nothing was changed. Run it as ${who}, without sudo.`,
+      note: null,
+    };
+  }
+  if (command === "service")
+    return {
+      refusal: `a user service belongs to the user who installs it, and sudo reaches no user's service manager. Nothing was changed. Run \`hermes-mcp service …\` as ${invoker}, without sudo.`,
+      note: null,
+    };
+  return {
+    refusal: null,
+    note: `running as root through sudo: this uses root's settings and database (under ${home}), not ${invoker}'s. To work with ${invoker}'s, run it without sudo.`,
+  };
+}

@@ -1,0 +1,78 @@
+// sudo by mistake: root on the user's own folders is refused before anything is made there; on root's own, named.
+import { describe, expect, test } from "bun:test";
+import { chownSync, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { rootVerdict } from "../../src/cli/root-guard.ts";
+import { runCli, tempHomes } from "../support/daemon.ts";
+
+const home = tempHomes();
+/** A folder that belongs to a user who is not root: chowned when the tests run as root, the runner's own otherwise. */
+function usersFolder(): { path: string; uid: number } {
+  const path = home();
+  if (process.getuid?.() === 0) chownSync(path, 4242, 4242);
+  return { path, uid: statSync(path).uid };
+}
+/** A HOME under / that does not exist: its nearest folder is root's everywhere. */
+const rootsHome = (): string => join("/", `hermes-mcp-no-such-home-${process.pid}`);
+
+describe("rootVerdict", () => {
+  test("only root through sudo or doas gets one", () => {
+    const user = usersFolder();
+    expect(rootVerdict("token", 1000, { HOME: user.path, SUDO_USER: "alice" })).toEqual({ refusal: null, note: null });
+    // Root by design (a system unit, a container on a mounted volume) is left alone, whoever owns its folders.
+    expect(rootVerdict("serve", 0, { HOME: user.path })).toEqual({ refusal: null, note: null });
+    expect(rootVerdict("serve", 0, { HOME: user.path, SUDO_USER: "root", SUDO_UID: "0" })).toEqual({ refusal: null, note: null });
+  });
+
+  test("sudo that kept the user's HOME is refused, naming the folder and the user", () => {
+    const user = usersFolder();
+    const verdict = rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "alice", SUDO_UID: String(user.uid) });
+    expect(verdict.note).toBeNull();
+    expect(verdict.refusal).toBe(
+      `hermes-mcp is running as root on ${user.path}, which belongs to alice: what it created there would belong to root, and the hermes-mcp that alice runs could no longer open it. Nothing was changed. Run it as alice, without sudo.`,
+    );
+    // Someone else's folder (sudo -E from another account): named by uid. doas gives the name alone.
+    expect(rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "bob", SUDO_UID: "31337" }).refusal).toContain(
+      `which belongs to the user with uid ${user.uid}`,
+    );
+    expect(rootVerdict("jobs", 0, { HOME: user.path, DOAS_USER: "alice" }).refusal).toContain("Run it as alice, without sudo.");
+  });
+
+  test("a database path in the user's folders is refused even with root's own HOME", () => {
+    const user = usersFolder();
+    const verdict = rootVerdict("serve", 0, {
+      HOME: rootsHome(),
+      HERMES_MCP_DB_PATH: join(user.path, "db", "hermes-mcp.db"),
+      SUDO_USER: "alice",
+      SUDO_UID: String(user.uid),
+    });
+    expect(verdict.refusal).toContain(`running as root on ${user.path}, which belongs to alice`);
+  });
+
+  test("sudo with root's own HOME works on root's files, and says whose they are; a user service is refused", () => {
+    const env = { HOME: rootsHome(), SUDO_USER: "alice", SUDO_UID: "1000" };
+    expect(rootVerdict("token", 0, env)).toEqual({
+      refusal: null,
+      note: `running as root through sudo: this uses root's settings and database (under ${rootsHome()}), not alice's. To work with alice's, run it without sudo.`,
+    });
+    expect(rootVerdict("service", 0, env).refusal).toBe(
+      "a user service belongs to the user who installs it, and sudo reaches no user's service manager. Nothing was changed. Run `hermes-mcp service …` as alice, without sudo.",
+    );
+  });
+});
+
+// The command line itself runs as whoever runs the tests: as root it can play `sudo` keeping the user's HOME.
+test.skipIf(process.getuid?.() !== 0)("as root through sudo on the user's HOME: token create refuses and makes nothing there", async () => {
+  const user = usersFolder();
+  const result = await runCli(["token", "create", "--name", "laptop"], {
+    home: user.path,
+    env: { SUDO_USER: "alice", SUDO_UID: String(user.uid) },
+  });
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain(`hermes-mcp is running as root on ${user.path}, which belongs to alice`);
+  expect(result.stdout).toBe("");
+  expect(existsSync(join(user.path, ".local"))).toBe(false);
+  expect(existsSync(join(user.path, ".config"))).toBe(false);
+  // Help still answers.
+  expect((await runCli(["token", "--help"], { home: user.path, env: { SUDO_USER: "alice" } })).code).toBe(0);
+});
