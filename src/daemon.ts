@@ -5,7 +5,7 @@ import { type Config, type LoadedConfig, withBoundPort } from "./config/load.ts"
 import { GatewayClient } from "./gateway/client.ts";
 import { closeIdleGatewayConnections } from "./gateway/http1.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
-import { shellCommand } from "./cli/shell-word.ts";
+import { shellCommand } from "./shell-word.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";

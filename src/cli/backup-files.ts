@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { expandHome } from "../config/home-path.ts";
 import { fileStamp } from "../store/backup.ts";
 import { CliExit } from "./common.ts";
-import { shellCommand } from "./shell-word.ts";
+import { shellCommand } from "../shell-word.ts";
 
 /** `hermes-mcp-20261125T010007Z.db`: the name backup gives a copy written into a folder (sorts by time). */
 const DATED = /^hermes-mcp-\d{8}T\d{6}Z\.db$/;

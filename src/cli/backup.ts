@@ -5,7 +5,7 @@ import { StoreError } from "../store/database.ts";
 import { describeContents } from "./backup-contents.ts";
 import { backupTarget } from "./backup-files.ts";
 import { CliExit, guarded, loadConfigOrExit, ui } from "./common.ts";
-import { shellCommand } from "./shell-word.ts";
+import { shellCommand } from "../shell-word.ts";
 
 export default defineCommand({
   meta: {

@@ -1,5 +1,5 @@
 // Paste-ready client configuration in each client's own format (JSON, TOML, a shell command), from the bridge's actual settings.
-import { shellCommand } from "./shell-word.ts";
+import { shellCommand } from "../shell-word.ts";
 
 export const CONNECT_CLIENTS = ["claude", "claude-code", "codex", "cursor", "vscode", "inspector", "mcp-remote"] as const;
 export type ConnectClient = (typeof CONNECT_CLIENTS)[number];

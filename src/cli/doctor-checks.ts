@@ -9,7 +9,8 @@ import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
 import { type DaemonHolder, describeHolder } from "../store/daemon-lock.ts";
-import { SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
+import { databaseFiles, SchemaRefusal, schemaVersionOf, unreadableRefusal } from "../store/database.ts";
+import { foreignOwned, nearestExisting } from "../file-owner.ts";
 import { BUSY_TIMEOUT_MS, freeBytesIn, NO_ROOM_BYTES } from "../store/storage-failure.ts";
 import { sizeText } from "../size-text.ts";
 import { inspectStore } from "../store/index.ts";
@@ -108,6 +109,9 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
  */
 export function databaseChecks(config: Config): Check[] {
   const path = config.dbPath;
+  // Before "exists": a folder of ours root made (sudo) hides the file inside from us, which is no missing database.
+  const foreign = foreignOwned(databaseFiles(path));
+  if (foreign) return [{ ok: false, title: `database ${path} usable`, detail: foreign.problem, fix: foreign.fix }];
   if (!existsSync(path)) {
     const folder = nearestExisting(dirname(path));
     try {
@@ -192,12 +196,6 @@ export function diskRoomCheck(config: Config, freeBytes: (folder: string) => num
     ];
   }
   return [{ ok: true, warn: true, title: `${title}: only ${sizeText(free)} free`, fix }];
-}
-
-function nearestExisting(dir: string): string {
-  let current = dir;
-  while (!existsSync(current) && dirname(current) !== current) current = dirname(current);
-  return current;
 }
 
 /**

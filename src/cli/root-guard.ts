@@ -2,23 +2,13 @@
 import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { userPaths } from "../config/user-paths.ts";
+import { nearestExisting } from "../file-owner.ts";
 
 export interface RootVerdict {
   /** Why the command must not run (exit 1, nothing touched), or null. */
   refusal: string | null;
   /** A note to show before it runs, or null. */
   note: string | null;
-}
-
-/** The nearest folder at or above `path` that exists, and its owner's uid. */
-function nearestExisting(path: string): { path: string; uid: number } | null {
-  for (let current = path; ; current = dirname(current)) {
-    try {
-      return { path: current, uid: statSync(current).uid };
-    } catch {
-      if (dirname(current) === current) return null;
-    }
-  }
 }
 
 /**
@@ -37,8 +27,9 @@ export function rootVerdict(command: string, uid: number | undefined, env: Recor
   const places = [join(dataHome, "hermes-mcp"), dirname(userEnvFile)];
   if (env.HERMES_MCP_DB_PATH) places.push(dirname(resolve(env.HERMES_MCP_DB_PATH)));
   for (const place of places) {
-    const owner = nearestExisting(place);
-    if (owner === null || owner.uid === 0) continue;
+    const existing = nearestExisting(place);
+    const owner = { path: existing, uid: statSync(existing).uid };
+    if (owner.uid === 0) continue;
     // sudo says who called it by uid too; doas only by name.
     const who = env.SUDO_UID === undefined || env.SUDO_UID === String(owner.uid) ? invoker : `the user with uid ${owner.uid}`;
     return {

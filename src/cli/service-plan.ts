@@ -1,6 +1,6 @@
 // What `hermes-mcp service install|uninstall|status|logs` does, as a plan of files and commands: printed by --dry-run, carried out otherwise.
 import { join } from "node:path";
-import { shellCommand } from "./shell-word.ts";
+import { shellCommand } from "../shell-word.ts";
 import {
   daemonSystemdUnit,
   LAUNCHD_LABEL,

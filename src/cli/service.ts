@@ -21,7 +21,7 @@ import {
   uninstallPlan,
 } from "./service-plan.ts";
 import type { TunnelKind, TunnelOptions } from "./service-units.ts";
-import { shellCommand } from "./shell-word.ts";
+import { shellCommand } from "../shell-word.ts";
 import { howToStop, isTheService, keepsTheServiceFromStarting, starterOf } from "./stop-advice.ts";
 import { writeStaticClient } from "./static-client.ts";
 

@@ -7,6 +7,7 @@ import { settingFiles, userPaths } from "./user-paths.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { overrideWarnings, type SettingSource } from "./overrides.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
+import { foreignOwned } from "../file-owner.ts";
 import { VERSION } from "../version.ts";
 import { isHeaderValue } from "../web/header-value.ts";
 import { allowedHostOf } from "../web/host-name.ts";
@@ -87,7 +88,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       if (badLines.length > 0) warnings.push(`${path}: ignored line(s) ${badLines.join(", ")} (expected KEY=VALUE)`);
       return { ...source, values, repeated, verbatim };
     } catch (error) {
-      warnings.push(`${path} could not be read (${(error as Error).message}); skipped`);
+      const foreign = foreignOwned([path]);
+      warnings.push(
+        foreign
+          ? `${path} could not be read: ${foreign.problem}; skipped — ${foreign.fix}`
+          : `${path} could not be read (${(error as Error).message}); skipped`,
+      );
       return source;
     }
   };

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { StoreError } from "./database.ts";
+import { folderFailure, foreignOwnerError, StoreError } from "./database.ts";
 import { startRefusal } from "./storage-failure.ts";
 
 /*
@@ -57,17 +57,17 @@ export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
     // Created private if missing; an existing folder's mode is checked (and reported) when the store opens.
     mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new StoreError(
-      `cannot create the database folder ${dirname(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
-    );
+    throw folderFailure(dbPath, error);
   }
   let db: Database;
   try {
     db = new Database(lockPath(dbPath), { create: true });
     db.exec(`PRAGMA busy_timeout = ${ACQUIRE_WAIT_MS}`);
   } catch (error) {
-    throw new StoreError(
-      `cannot open the lock file ${lockPath(dbPath)}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
+    const failed = `cannot open the lock file ${lockPath(dbPath)}`;
+    throw (
+      foreignOwnerError(failed, dbPath) ??
+      new StoreError(`${failed}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`)
     );
   }
   try {

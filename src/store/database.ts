@@ -2,6 +2,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { foreignOwned } from "../file-owner.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { BUSY_TIMEOUT_MS, storageFailureOf } from "./storage-failure.ts";
 
@@ -15,6 +16,18 @@ export class StoreError extends Error {
   override name = "StoreError";
 }
 
+/** The database files at `path`, and its folder: what `serve` and the CLI need to open, create and write. */
+export const databaseFiles = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`, `${path}.lock`, dirname(path)];
+
+/**
+ * `failed` ("cannot open the database X") told as the file or folder of ours that another user owns, when that is why
+ * (a command once run with sudo): its fix is a chown, not another HERMES_MCP_DB_PATH. Null when it is not that.
+ */
+export function foreignOwnerError(failed: string, dbPath: string): StoreError | null {
+  const found = foreignOwned(databaseFiles(dbPath));
+  return found ? new StoreError(`${failed}: ${found.problem} — ${found.fix}, then try again`) : null;
+}
+
 /** Opens (creating if needed) the database at `path` with directory 0700 and files 0600, then migrates it. */
 export function openDatabase(path: string): OpenedDatabase {
   const fixes: string[] = [];
@@ -26,7 +39,11 @@ export function openDatabase(path: string): OpenedDatabase {
     try {
       db = new Database(path, { create: true, strict: true });
     } catch (error) {
-      throw new StoreError(`cannot open the database ${path}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`);
+      const failed = `cannot open the database ${path}`;
+      throw (
+        foreignOwnerError(failed, path) ??
+        new StoreError(`${failed}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`)
+      );
     }
     try {
       prepare(db, path, memory, fixes);
@@ -42,7 +59,8 @@ export function openDatabase(path: string): OpenedDatabase {
       if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
       const storage = storageFailureOf(error, path);
       if (storage) throw new StoreError(`the database could not be prepared: ${storage.problem} — ${storage.fix}`);
-      throw new StoreError(`the database ${path} could not be prepared: ${(error as Error).message}`);
+      const failed = `the database ${path} could not be prepared`;
+      throw foreignOwnerError(failed, path) ?? new StoreError(`${failed}: ${(error as Error).message}`);
     }
     if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
     return { db, fixes };
@@ -167,10 +185,17 @@ function createFolder(path: string): void {
   try {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new StoreError(
-      `cannot create the database folder ${dir}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`,
-    );
+    throw folderFailure(path, error);
   }
+}
+
+/** The database's folder could not be made: whose folder is in the way, or what the system said. */
+export function folderFailure(path: string, error: unknown): StoreError {
+  const failed = `cannot create the database folder ${dirname(path)}`;
+  return (
+    foreignOwnerError(failed, path) ??
+    new StoreError(`${failed}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`)
+  );
 }
 
 function ensureMode(file: string, mode: number): string[] {

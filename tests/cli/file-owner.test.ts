@@ -1,0 +1,94 @@
+// After a command once run with sudo: our files and folders that root owns are found and named with the chown that mends them.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { foreignOwned } from "../../src/file-owner.ts";
+import { databaseFiles } from "../../src/store/database.ts";
+import { baseEnv, CLI_COMMAND, databaseOf, tempHomes } from "../support/daemon.ts";
+
+const home = tempHomes();
+const asRoot = process.getuid?.() === 0;
+/** The user whose folders these are (the tests, as root, play both them and the sudo that went wrong). */
+const OWNER = 4242;
+
+/** A HOME of OWNER's holding a database folder; `rootMade` lists what root made in it (relative paths). */
+function sudoAftermath(base: string, rootMade: string[]): string {
+  const db = databaseOf(base);
+  mkdirSync(join(base, ".local", "share", "hermes-mcp"), { recursive: true });
+  writeFileSync(db, "");
+  writeFileSync(`${db}-wal`, "");
+  for (const path of [
+    base,
+    join(base, ".local"),
+    join(base, ".local", "share"),
+    join(base, ".local", "share", "hermes-mcp"),
+    db,
+    `${db}-wal`,
+  ])
+    chownSync(path, OWNER, OWNER);
+  for (const path of rootMade) chownSync(join(base, path), 0, 0);
+  return db;
+}
+
+describe("foreignOwned", () => {
+  test("nothing to say for root, or when every file of ours is ours", () => {
+    const db = databaseOf(home());
+    expect(foreignOwned(databaseFiles(db), 0)).toBeNull();
+    // The runner's own files, as the runner: the folders above HOME (/tmp, /) are never blamed.
+    if (!asRoot) expect(foreignOwned(databaseFiles(db))).toBeNull();
+  });
+
+  test.skipIf(!asRoot)("names the highest folder root made in ours, so one chown -R mends everything below it", () => {
+    const base = home();
+    const db = sudoAftermath(base, [".local", ".local/share", ".local/share/hermes-mcp"]);
+    const found = foreignOwned(databaseFiles(db), OWNER);
+    expect(found?.path).toBe(join(base, ".local"));
+    expect(found?.owner).toBe(0);
+    expect(found?.problem).toContain(`${join(base, ".local")} belongs to root (a command run with sudo made it, probably), not to you (`);
+    expect(found?.fix).toMatch(new RegExp(`^give it back with \`sudo chown -R \\S+ ${join(base, ".local").replace(/[.]/g, "\\.")}\`$`));
+    expect(foreignOwned(databaseFiles(db), OWNER)).toEqual(found);
+  });
+
+  test.skipIf(!asRoot)("a single file root made (the WAL) is named alone; all of OWNER's is nothing", () => {
+    const base = home();
+    const db = sudoAftermath(base, [".local/share/hermes-mcp/hermes-mcp.db-wal"]);
+    expect(foreignOwned(databaseFiles(db), OWNER)?.path).toBe(`${db}-wal`);
+    chownSync(`${db}-wal`, OWNER, OWNER);
+    expect(foreignOwned(databaseFiles(db), OWNER)).toBeNull();
+  });
+});
+
+// The command line as that user (setpriv drops root): a HOME under /var/tmp, which every user may cross (/tmp may not be).
+const canDrop = asRoot && Bun.which("setpriv") !== null;
+const dropped: string[] = [];
+afterAll(() => {
+  for (const path of dropped) rmSync(path, { recursive: true, force: true });
+});
+test.skipIf(!canDrop)("token list and doctor name the root-made folder and the chown, not another HERMES_MCP_DB_PATH", async () => {
+  const base = mkdtempSync(join("/var/tmp", "hermes-mcp-owner-"));
+  dropped.push(base);
+  sudoAftermath(base, [".local", ".local/share", ".local/share/hermes-mcp"]);
+  // The env file `sudo hermes-mcp mint-client --write` left: root's, 0600, in OWNER's folder.
+  const envFile = join(base, ".config", "hermes-mcp", "env");
+  mkdirSync(join(base, ".config", "hermes-mcp"), { recursive: true });
+  writeFileSync(envFile, "LOG_LEVEL=INFO\n", { mode: 0o600 });
+  for (const path of [join(base, ".config"), join(base, ".config", "hermes-mcp")]) chownSync(path, OWNER, OWNER);
+  const run = async (args: string[]) => {
+    const proc = Bun.spawn(["setpriv", `--reuid=${OWNER}`, `--regid=${OWNER}`, "--clear-groups", ...CLI_COMMAND, ...args], {
+      cwd: base,
+      env: baseEnv(base, { USER: "alice", HERMES_API_KEY: "k", BIND_PORT: "1" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { stdout, stderr, code };
+  };
+  const list = await run(["token", "list"]);
+  expect(list.code).toBe(1);
+  expect(list.stderr).toContain(`${join(base, ".local")} belongs to root (a command run with sudo made it, probably), not to you (`);
+  expect(list.stderr).toContain(`sudo chown -R`);
+  expect(list.stderr).not.toContain("HERMES_MCP_DB_PATH");
+  const doctor = await run(["doctor"]);
+  expect(doctor.stdout).toContain(`✖ database ${databaseOf(base)} usable — ${join(base, ".local")} belongs to root`);
+  expect(doctor.stdout).toContain(`⚠ ${envFile} could not be read: ${envFile} belongs to root`);
+});
