@@ -188,7 +188,7 @@ describe("doctor's room check", () => {
   test("plenty is ✔ with the figure, little is ⚠, almost none is ✖ with the fix", () => {
     const c = config();
     const plenty = diskRoomCheck(c, () => 5000 * MiB);
-    expect(plenty).toEqual([{ ok: true, title: `room on the disk holding ${c.dbPath}: 5000 MiB free` }]);
+    expect(plenty).toEqual([{ ok: true, title: `room on the disk holding ${c.dbPath}: 4.9 GiB free` }]);
     const low = diskRoomCheck(c, () => 50 * MiB)[0];
     expect(low).toMatchObject({ ok: true, warn: true, title: `room on the disk holding ${c.dbPath}: only 50 MiB free` });
     expect(low?.fix).toContain("free some space");
