@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
-import { GatewayError } from "../gateway/errors.ts";
+import { GatewayError, UNTRUSTED_GATEWAY_FIX } from "../gateway/errors.ts";
 import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
@@ -63,7 +63,7 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
             ok: false,
             title: reachable,
             detail: `its TLS certificate is not trusted here (${code})`,
-            fix: "set HERMES_API_URL to the gateway's plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file",
+            fix: UNTRUSTED_GATEWAY_FIX,
           }
         : {
             ok: false,

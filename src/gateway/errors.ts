@@ -45,11 +45,15 @@ export function unreachableError(baseUrl: string, cause?: unknown): GatewayError
   );
 }
 
+/** What to do about a gateway certificate this machine does not trust (said by the daemon's error and by doctor). */
+export const UNTRUSTED_GATEWAY_FIX =
+  "set HERMES_API_URL to the gateway's plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file";
+
 /** An https gateway whose certificate failed verification: it answered, but nothing it says may be trusted. */
 export function untrustedCertificateError(baseUrl: string, code: string, cause?: unknown): GatewayError {
   return new GatewayError(
     "untrusted",
-    `Hermes gateway at ${baseUrl} has a TLS certificate this machine does not trust (${code}) — set HERMES_API_URL to its plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or name its CA's certificate in NODE_EXTRA_CA_CERTS`,
+    `Hermes gateway at ${baseUrl} has a TLS certificate this machine does not trust (${code}) — ${UNTRUSTED_GATEWAY_FIX}`,
     { cause },
   );
 }
