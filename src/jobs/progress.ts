@@ -41,6 +41,7 @@ export class ProgressTracker {
   private note: string | null = null;
   private lastToolEventAt: number;
 
+  /** Times are on the monotonic clock (performance.now): elapsed time and the approval stall ignore a clock step. */
   constructor(private readonly startedAt: number) {
     this.lastToolEventAt = startedAt;
   }
@@ -49,7 +50,7 @@ export class ProgressTracker {
     this.answerChars += delta.length;
   }
 
-  tool(event: ToolEvent, at = Date.now()): string {
+  tool(event: ToolEvent, at = performance.now()): string {
     const line = describeToolEvent(event);
     this.lastToolEventAt = at;
     this.toolEvents += 1;

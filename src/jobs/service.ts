@@ -361,7 +361,7 @@ export class JobService {
     if (!row) return unknownJobView(id, Math.round(this.options.limits.retentionMs / 3_600_000));
     const live = row.status === "running" ? this.live.get(id) : undefined;
     return jobView(row, {
-      progress: live?.tracker?.snapshot(this.now()),
+      progress: live?.tracker?.snapshot(performance.now()),
       queuePosition: row.status === "pending" ? this.queue.position(id) : null,
     });
   }
@@ -415,7 +415,7 @@ export class JobService {
       return;
     }
     live.runningSince = performance.now();
-    live.tracker = new ProgressTracker(this.now());
+    live.tracker = new ProgressTracker(performance.now());
     this.armDeadline(id, live, live.runningSince);
     this.events.emit(id, { type: "started" });
     // execute() settles the job itself; this covers an unexpected throw.
@@ -436,7 +436,8 @@ export class JobService {
 
   private async execute(id: string, live: LiveJob): Promise<void> {
     const { store, log } = this.options;
-    const started = this.now();
+    // Durations and progress run on the monotonic clock: a clock set back or forward mid-job changes neither.
+    const started = performance.now();
     const label = live.sessionLabel;
     const outcome = await runTurn(this.options.gateway as GatewayPort, {
       prompt: live.prompt,
@@ -455,10 +456,15 @@ export class JobService {
     this.settle(id);
     if (!wrote) return;
     if (ending.status === "completed") {
-      log.info("job completed", { job: id, duration_ms: this.now() - started, answer_chars: ending.result?.length ?? 0, session: label });
+      log.info("job completed", {
+        job: id,
+        duration_ms: Math.round(performance.now() - started),
+        answer_chars: ending.result?.length ?? 0,
+        session: label,
+      });
       log.debug("job answer", { job: id, answer: ending.result });
     } else {
-      log.warn("job failed", { job: id, duration_ms: this.now() - started, reason: ending.endReason });
+      log.warn("job failed", { job: id, duration_ms: Math.round(performance.now() - started), reason: ending.endReason });
     }
   }
 

@@ -272,6 +272,23 @@ describe("JobService", () => {
     expect(await jobs.waitForEnd(job.id, null, 1000)).toMatchObject({ status: "completed", mode: "async" });
   });
 
+  test("the wall clock stepped a day either way while a job runs: its progress says how long it really ran, and no approval stall", async () => {
+    let wall = 1_700_000_000_000;
+    const { jobs, gateway } = setup({ now: () => wall });
+    const job = ask(jobs);
+    await Bun.sleep(20);
+    gateway.calls[0]?.request.onEvent?.({ type: "tool", tool: "terminal", status: "running", label: "ls" });
+    for (const step of [86_400_000, -2 * 86_400_000]) {
+      wall += step;
+      const progress = jobs.view(job.id, null).progress;
+      expect(progress?.elapsed_seconds).toBeLessThan(5);
+      expect(progress?.current_tool).toBe("terminal: ls (running)");
+      expect(progress?.note).toBeNull();
+    }
+    gateway.calls[0]?.resolve({ text: "done", sessionId: null, finishReason: "stop" });
+    expect((await jobs.waitForEnd(job.id, null, 1000))?.status).toBe("completed");
+  });
+
   test("reset clears everything, counted by status before the reset, and aborts active requests", async () => {
     const { jobs, gateway } = setup({ maxConcurrent: 1 });
     const done = ask(jobs);
