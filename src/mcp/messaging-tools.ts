@@ -74,10 +74,11 @@ async function runMessagingTool(
   if (tool.upstream === "events_wait") {
     const budget = Math.max(1000, messaging.service.timeoutMs - WAIT_MARGIN_MS);
     if (typeof args.timeout_ms === "number" && args.timeout_ms > budget) callArgs = { ...args, timeout_ms: budget };
-    const started = Date.now();
+    // Monotonic, as a job's progress: a clock step mid-wait does not make it a day long.
+    const started = performance.now();
     // The same heartbeat as hermes_ask: clients reset their timeout on it, and tunnels see a live stream.
     heartbeat = setInterval(
-      () => channel.report(`Waiting for new messages (${Math.round((Date.now() - started) / 1000)} s elapsed)`),
+      () => channel.report(`Waiting for new messages (${Math.round((performance.now() - started) / 1000)} s elapsed)`),
       deps.timeouts.heartbeatMs,
     );
   }
