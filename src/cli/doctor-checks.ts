@@ -16,6 +16,7 @@ import { sizeText } from "../size-text.ts";
 import { inspectStore } from "../store/index.ts";
 import { MIGRATIONS } from "../store/migrations.ts";
 import { askDaemonAt } from "./doctor-running.ts";
+import { howToRestart } from "./stop-advice.ts";
 import { unlistenable } from "./listen-errors.ts";
 import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
@@ -259,10 +260,28 @@ export function dynamicClientsCheck(config: Config): Check[] {
 }
 
 /** The daemon on this database (from its lock), else whether the port is free; BIND_PORT=0 needs no check. */
-export async function portCheck(config: Config, running: DaemonHolder | "unknown" | null): Promise<Check> {
+/**
+ * The daemon on this database, or the port it would take. `configured` is BIND_HOST and BIND_PORT as now set: a
+ * running daemon elsewhere has not been restarted since they changed (doctor otherwise checks the one that runs).
+ */
+export async function portCheck(
+  config: Config,
+  running: DaemonHolder | "unknown" | null,
+  configured: Config["bind"] = config.bind,
+): Promise<Check> {
   if (running !== null) {
     const where = running === "unknown" ? "pid unknown" : `${describeHolder(running)}${running.port === null ? "" : ` on ${running.host}`}`;
-    return { ok: true, title: `hermes-mcp is running on this database (${where})` };
+    const title = `hermes-mcp is running on this database (${where})`;
+    if (running === "unknown" || running.port === null) return { ok: true, title };
+    const moved = (configured.port !== 0 && configured.port !== running.port) || configured.host !== running.host;
+    if (!moved) return { ok: true, title };
+    return {
+      ok: true,
+      warn: true,
+      title,
+      detail: `not on ${configured.host}:${configured.port === 0 ? "<a free port>" : configured.port} as BIND_HOST and BIND_PORT now say: it started before they changed`,
+      fix: `restart it to listen there (and point your tunnel at it): ${howToRestart(running)}`,
+    };
   }
   const { host, port } = config.bind;
   if (port === 0) return { ok: true, title: `BIND_PORT=0: a free port on ${host} is picked at start` };

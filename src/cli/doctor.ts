@@ -48,7 +48,7 @@ export default defineCommand({
         ...databaseChecks(config),
         ...diskRoomCheck(config),
         ...dynamicClientsCheck(config),
-        await portCheck(config, running),
+        await portCheck(config, running, loaded.config.bind),
         ...(await runningCodeChecks(running)),
         ...issuerChecks(config),
         ...(await messagingChecks(config)),

@@ -306,8 +306,21 @@ describe("hermes-mcp doctor", () => {
     const daemon = await startTestDaemon({ home: h, env });
     try {
       const result = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(daemon.port) } });
-      expect(result.stdout).toContain(`is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`);
+      expect(result.stdout).toContain(
+        `✔ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1)`,
+      );
+      expect(result.stdout).not.toContain("restart it");
       expect(result.code).toBe(0);
+      // BIND_PORT changed in the env file since it started: doctor says the running one has not taken it up.
+      const moved = freePort();
+      const after = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(moved) } });
+      expect(after.stdout).toContain(
+        `⚠ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1) — not on 127.0.0.1:${moved} as BIND_HOST and BIND_PORT now say: it started before they changed`,
+      );
+      expect(after.stdout).toContain(
+        `fix: restart it to listen there (and point your tunnel at it): stop it (Ctrl-C in the terminal where it runs, or \`kill ${daemon.proc.pid}\`)`,
+      );
+      expect(after.code).toBe(0);
     } finally {
       await daemon.stop();
     }
