@@ -1,5 +1,5 @@
 // doctor: whether the running hermes-mcp runs the code installed now (its version over /healthz; on Linux, whether its executable was replaced on disk since it started).
-import { readlinkSync } from "node:fs";
+import { readlinkSync, statSync } from "node:fs";
 import type { DaemonHolder } from "../store/daemon-lock.ts";
 import { VERSION } from "../version.ts";
 import type { Check } from "./doctor-checks.ts";
@@ -24,6 +24,31 @@ export async function askDaemonAt(host: string, port: number, path: string): Pro
   } catch {
     return null;
   }
+}
+
+/**
+ * Setting files written after the running daemon started (the env file, Hermes's .env with the gateway key): it reads
+ * them only at start, so what doctor checks is not yet what it uses.
+ */
+export function settingsSinceStartChecks(files: readonly string[], running: DaemonHolder | "unknown" | null): Check[] {
+  if (running === null || running === "unknown") return [];
+  const changed = files.filter((file) => {
+    try {
+      return statSync(file).mtimeMs > running.started_at;
+    } catch {
+      return false;
+    }
+  });
+  if (changed.length === 0) return [];
+  return [
+    {
+      ok: true,
+      warn: true,
+      title: `${changed.join(" and ")} changed after the running hermes-mcp (pid ${running.pid}) started`,
+      detail: "it reads its settings only when it starts",
+      fix: `restart it to use them: ${howToRestart(running)}`,
+    },
+  ];
 }
 
 /** What the running daemon's code is, as far as this machine tells. */

@@ -6,7 +6,7 @@ import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
 import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
 import { checksAsJson } from "./doctor-json.ts";
-import { runningCodeChecks } from "./doctor-running.ts";
+import { runningCodeChecks, settingsSinceStartChecks } from "./doctor-running.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";
 import { writeStdout } from "./output.ts";
 import { styleFor } from "./style.ts";
@@ -50,6 +50,7 @@ export default defineCommand({
         ...dynamicClientsCheck(config),
         await portCheck(config, running, loaded.config.bind),
         ...(await runningCodeChecks(running)),
+        ...settingsSinceStartChecks([config.paths.userEnvFile, config.paths.hermesEnvFile], running),
         ...issuerChecks(config),
         ...(await messagingChecks(config)),
         ...(await tunnelChecks(config, running)),

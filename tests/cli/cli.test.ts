@@ -321,9 +321,19 @@ describe("hermes-mcp doctor", () => {
         `fix: restart it to listen there (and point your tunnel at it): stop it (Ctrl-C in the terminal where it runs, or \`kill ${daemon.proc.pid}\`)`,
       );
       expect(after.code).toBe(0);
+      // The env file edited since it started (a new key, a new model): said, with the restart, until it restarts.
+      const envFile = join(h, ".config", "hermes-mcp", "env");
+      mkdirSync(dirname(envFile), { recursive: true, mode: 0o700 });
+      writeFileSync(envFile, "HERMES_MODEL=hermes-fast\n", { mode: 0o600 });
+      const edited = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(daemon.port) } });
+      expect(edited.stdout).toContain(
+        `⚠ ${envFile} changed after the running hermes-mcp (pid ${daemon.proc.pid}) started — it reads its settings only when it starts`,
+      );
+      expect(edited.stdout).toContain("fix: restart it to use them: stop it (Ctrl-C in the terminal where it runs");
     } finally {
       await daemon.stop();
     }
+    expect((await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(freePort()) } })).stdout).not.toContain("changed after");
   });
 });
 
