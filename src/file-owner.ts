@@ -20,6 +20,22 @@ function ownerOf(path: string): number | null {
   }
 }
 
+/**
+ * Whether user `uid`, who does not own `path`, may read and write it (and enter it, for a folder): by its group's bits
+ * when `uid` is this process's and in its group, else by everyone's (ACLs aside).
+ */
+function usable(path: string, uid: number): boolean {
+  try {
+    const stat = statSync(path);
+    const need = stat.isDirectory() ? 0o7 : 0o6;
+    const groups = uid === process.getuid?.() ? (process.getgroups?.() ?? []) : [];
+    const bits = groups.includes(stat.gid) ? (stat.mode >> 3) & 0o7 : stat.mode & 0o7;
+    return (bits & need) === need;
+  } catch {
+    return false;
+  }
+}
+
 export interface ForeignOwned {
   /** What to hand back: the highest of them inside a folder this user owns (so one `chown -R` mends all below it). */
   path: string;
@@ -31,40 +47,52 @@ export interface ForeignOwned {
 }
 
 /**
- * The first of `paths` (or a folder above one) that belongs to another user while the folder holding it is this user's:
- * what a command run as root made among our files, leaving them closed to us. Null when there is none, or we are root.
+ * The first of `paths` (or, with `walkUp`, a folder above one) that belongs to another user, sits in a folder of this
+ * user's, and is closed to this user: what a command run as root made among our files. One another user owns that we
+ * may still use (a container's volume made group-writable) is no problem. Null when there is none, or we are root.
  */
-export function foreignOwned(paths: readonly string[], uid = process.getuid?.()): ForeignOwned | null {
+export function foreignOwned(paths: readonly string[], uid = process.getuid?.(), walkUp = true): ForeignOwned | null {
   if (uid === undefined || uid === 0) return null;
   for (const start of paths) {
     for (let current = start; dirname(current) !== current; current = dirname(current)) {
       const owner = ownerOf(current);
       if (owner === uid) break;
-      if (owner === null || ownerOf(dirname(current)) !== uid) continue;
-      const me = userName(uid);
-      const whose = owner === 0 ? "root (a command run with sudo made it, probably)" : `the user with uid ${owner}`;
-      return {
-        path: current,
-        owner,
-        problem: `${current} belongs to ${whose}, not to you (${me}), so hermes-mcp cannot use it`,
-        fix: `give it back with \`sudo chown -R ${shellWord(me)} ${shellWord(current)}\``,
-      };
+      const blamed = owner !== null && ownerOf(dirname(current)) === uid && !usable(current, uid);
+      if (!blamed) {
+        if (!walkUp) break;
+        continue;
+      }
+      return describeForeign(current, owner, uid);
     }
   }
   return null;
 }
 
-/** This user's login name for chown: Bun's userInfo() reads $USER ("unknown" without it), then /etc/passwd, else the uid. */
-function userName(uid: number): string {
-  const name = userInfo().username;
-  if (name && name !== "unknown") return name;
+/** `path`, owned by `owner`, told as another's that user `uid` cannot use, with the chown that gives it back. */
+export function describeForeign(path: string, owner: number, uid: number, cannot = "use it"): ForeignOwned {
+  const me = userName(uid);
+  const whose = owner === 0 ? "root (a command run with sudo made it, probably)" : `the user with uid ${owner}`;
+  return {
+    path,
+    owner,
+    problem: `${path} belongs to ${whose}, not to you (${me}), so hermes-mcp cannot ${cannot}`,
+    fix: `give it back with \`sudo chown -R ${shellWord(me)} ${shellWord(path)}\``,
+  };
+}
+
+/**
+ * This user's login name for chown: /etc/passwd's line for `uid` first (Bun's userInfo() only repeats $USER, which a
+ * container image or `su -m` can leave stale), then $USER (macOS keeps its users elsewhere), else the uid itself.
+ */
+export function userName(uid: number): string {
   try {
     const line = readFileSync("/etc/passwd", "utf8")
       .split("\n")
       .find((entry) => entry.split(":")[2] === String(uid));
     if (line) return line.split(":")[0] as string;
   } catch {
-    // No passwd file (a minimal container): chown takes the number.
+    // No passwd file: $USER, else the number (chown takes either).
   }
-  return String(uid);
+  const name = userInfo().username;
+  return name && name !== "unknown" ? name : String(uid);
 }

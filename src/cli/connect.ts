@@ -71,8 +71,10 @@ export default defineCommand({
       });
       if (token === null) writeStdout(snippet.text);
       else {
-        const undelivered = deliverNewToken(snippet.text, `hermes-mcp connect ${client} --token ${args.token}`, () =>
-          withStore(config.dbPath, (store) => revokePersonalToken(store, args.token as string)),
+        const tokenName = args.token as string;
+        const retry = ["hermes-mcp", "connect", client, "--token", tokenName, ...(args.name === undefined ? [] : ["--name", args.name])];
+        const undelivered = deliverNewToken(snippet.text, tokenName, retry, () =>
+          withStore(config.dbPath, (store) => revokePersonalToken(store, tokenName)),
         );
         if (undelivered) throw new CliExit(undelivered);
       }

@@ -260,6 +260,9 @@ export function dynamicClientsCheck(config: Config): Check[] {
 }
 
 /** The daemon on this database (from its lock), else whether the port is free; BIND_PORT=0 needs no check. */
+/** host:port as typed in a URL: an IPv6 address in brackets. */
+const hostPort = (host: string, port: string): string => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+
 /**
  * The daemon on this database, or the port it would take. `configured` is BIND_HOST and BIND_PORT as now set: a
  * running daemon elsewhere has not been restarted since they changed (doctor otherwise checks the one that runs).
@@ -279,8 +282,8 @@ export async function portCheck(
       ok: true,
       warn: true,
       title,
-      detail: `not on ${configured.host}:${configured.port === 0 ? "<a free port>" : configured.port} as BIND_HOST and BIND_PORT now say: it started before they changed`,
-      fix: `restart it to listen there (and point your tunnel at it): ${howToRestart(running)}`,
+      detail: `not on ${hostPort(configured.host, configured.port === 0 ? "<a free port>" : String(configured.port))} as BIND_HOST and BIND_PORT say here: they changed since it started, or it was started with others`,
+      fix: `if these are the ones you want, restart it to listen there (and point your tunnel at it): ${howToRestart(running)}`,
     };
   }
   const { host, port } = config.bind;

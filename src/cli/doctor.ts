@@ -50,7 +50,13 @@ export default defineCommand({
         ...dynamicClientsCheck(config),
         await portCheck(config, running, loaded.config.bind),
         ...(await runningCodeChecks(running)),
-        ...settingsSinceStartChecks([config.paths.userEnvFile, config.paths.hermesEnvFile], running),
+        // Hermes rewrites its own .env for its own settings: it counts only while the gateway key comes from it.
+        ...settingsSinceStartChecks(
+          config.gateway.apiKeySource === "hermes-env"
+            ? [config.paths.userEnvFile, config.paths.hermesEnvFile]
+            : [config.paths.userEnvFile],
+          running,
+        ),
         ...issuerChecks(config),
         ...(await messagingChecks(config)),
         ...(await tunnelChecks(config, running)),

@@ -1,5 +1,6 @@
 // The CLI's writes to stdout and stderr: whole, in order, and harmless once a reader has stopped early (`| head`, `| grep -q`).
 import { writeSync } from "node:fs";
+import { shellCommand } from "../shell-word.ts";
 
 /** File descriptors whose reader has gone: nothing more is written there. */
 const gone = new Set<number>();
@@ -44,17 +45,24 @@ export function writeStdout(text: string): void {
 }
 
 /**
- * Writes `text`, which holds a new token, to stdout; null once written. Threat: a live credential that nobody holds
- * (`token create … | true`, a closed stdout): when the text cannot be written, `revoke` takes the token back (which also
- * frees its name for the retry), and the message returned says so and what to run.
+ * Writes `text`, which holds the new token `name`, to stdout; null once written. Threat: a live credential that nobody
+ * holds (`token create … | true`, a full disk under `> file`; a closed stdout is /dev/null to Bun, which cannot be told
+ * from one asked for): when the text cannot be written, `revoke` takes the token back (which also frees its name for
+ * the retry), and the message returned says so and what to run again (`retry`, every argument kept).
  */
-export function deliverNewToken(text: string, command: string, revoke: () => void): string | null {
+export function deliverNewToken(text: string, name: string, retry: string[], revoke: () => void): string | null {
   const failure = writeAll(1, text);
   if (failure === null) return null;
-  revoke();
+  const notWritten = `the new token could not be written to standard output (${failure})`;
+  try {
+    revoke();
+  } catch (error) {
+    // The same full disk may refuse the revocation: the token then lives, and the owner must know to end it.
+    return `${notWritten}, and revoking it failed too (${(error as Error).message}): nobody holds it, but it works until you run \`${shellCommand(["hermes-mcp", "token", "revoke", name])}\`.`;
+  }
   return (
-    `the new token could not be written to standard output (${failure}), so it was revoked at once and nobody holds it. ` +
-    `Run \`${command}\` again with its output going to the terminal, a file, or a program that reads all of it.`
+    `${notWritten}, so it was revoked at once and nobody holds it. ` +
+    `Run \`${shellCommand(retry)}\` again with its output going to the terminal, a file, or a program that reads all of it.`
   );
 }
 

@@ -1,8 +1,9 @@
 // A command run as root by mistake (`sudo hermes-mcp …`): refused where it would lock the user out of their own files, named where it only uses root's.
 import { statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
+import { loadConfig } from "../config/load.ts";
 import { userPaths } from "../config/user-paths.ts";
-import { nearestExisting } from "../file-owner.ts";
+import { nearestExisting, userName } from "../file-owner.ts";
 
 export interface RootVerdict {
   /** Why the command must not run (exit 1, nothing touched), or null. */
@@ -18,24 +19,37 @@ export interface RootVerdict {
  * With root's own folders (sudo's usual HOME=/root) the command works, on root's database, which a token or client
  * made there is no use for: said. A user service under sudo can reach no user's service manager: refused.
  */
-export function rootVerdict(command: string, uid: number | undefined, env: Record<string, string | undefined> = process.env): RootVerdict {
+export function rootVerdict(
+  command: string,
+  uid: number | undefined,
+  env: Record<string, string | undefined> = process.env,
+  cwd = process.cwd(),
+): RootVerdict {
   const none: RootVerdict = { refusal: null, note: null };
   const invoker = env.SUDO_USER || env.DOAS_USER;
   // Root by design (a system unit, a container) is left alone, whoever owns its folders.
   if (uid !== 0 || !invoker || invoker === "root") return none;
-  const { home, dataHome, userEnvFile } = userPaths(env);
-  const places = [join(dataHome, "hermes-mcp"), dirname(userEnvFile)];
-  if (env.HERMES_MCP_DB_PATH) places.push(dirname(resolve(env.HERMES_MCP_DB_PATH)));
+  const { dataHome, userEnvFile } = userPaths(env);
+  // The database as the command would find it: HERMES_MCP_DB_PATH from the environment or either env file, ~/ expanded.
+  let dbPath = join(dataHome, "hermes-mcp", "hermes-mcp.db");
+  try {
+    dbPath = loadConfig({ env, cwd }).config.dbPath;
+  } catch {
+    // A bad setting: the command itself says so; its default place is judged meanwhile.
+  }
+  const places = [dirname(dbPath), dirname(userEnvFile)];
   for (const place of places) {
     const existing = nearestExisting(place);
     const owner = { path: existing, uid: statSync(existing).uid };
     if (owner.uid === 0) continue;
-    // sudo says who called it by uid too; doas only by name.
-    const who = env.SUDO_UID === undefined || env.SUDO_UID === String(owner.uid) ? invoker : `the user with uid ${owner.uid}`;
+    // sudo says who called it by uid too, doas only by name: a folder of a third user's is named by its uid.
+    const theirs = env.SUDO_UID === undefined ? userName(owner.uid) === invoker : env.SUDO_UID === String(owner.uid);
+    const who = theirs ? invoker : `the user with uid ${owner.uid}`;
     return {
       refusal:
         `hermes-mcp is running as root on ${owner.path}, which belongs to ${who}: what it created there would belong to ` +
-        `root, and the hermes-mcp that ${who} runs could no longer open it. Nothing was changed. Run it as ${who}, without sudo.`,
+        `root, and the hermes-mcp that ${who} runs could no longer open it. Nothing was changed. ` +
+        (theirs ? `Run it as ${invoker}, without sudo.` : `Run it as that user (\`sudo -u '#${owner.uid}' hermes-mcp …\`).`),
       note: null,
     };
   }
@@ -46,6 +60,6 @@ export function rootVerdict(command: string, uid: number | undefined, env: Recor
     };
   return {
     refusal: null,
-    note: `running as root through sudo: this uses root's settings and database (under ${home}), not ${invoker}'s. To work with ${invoker}'s, run it without sudo.`,
+    note: `running as root through sudo: this uses root's settings (${userEnvFile}) and database (${dbPath}), not ${invoker}'s. To work with ${invoker}'s, run it without sudo.`,
   };
 }

@@ -88,7 +88,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       if (badLines.length > 0) warnings.push(`${path}: ignored line(s) ${badLines.join(", ")} (expected KEY=VALUE)`);
       return { ...source, values, repeated, verbatim };
     } catch (error) {
-      const foreign = foreignOwned([path]);
+      // Our own env file's folder is ours to mend; a project's ./.env or Hermes's folder is not: only the file is named.
+      const foreign = foreignOwned([path], undefined, path === userEnvFile);
       warnings.push(
         foreign
           ? `${path} could not be read: ${foreign.problem}; skipped — ${foreign.fix}`

@@ -2,7 +2,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { foreignOwned } from "../file-owner.ts";
+import { describeForeign, foreignOwned } from "../file-owner.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { BUSY_TIMEOUT_MS, storageFailureOf } from "./storage-failure.ts";
 
@@ -57,12 +57,16 @@ export function openDatabase(path: string): OpenedDatabase {
       }
       const refusal = error instanceof SchemaRefusal ? error : unreadableRefusal(error);
       if (refusal) throw new StoreError(`the database ${path} ${refusal.problem}: ${refusal.fix}`);
+      const failed = `the database ${path} could not be prepared`;
+      // Before the storage words: a file of ours root owns reads to SQLite as read-only, and its fix is the chown.
+      const foreign = foreignOwnerError(failed, path);
+      if (foreign) throw foreign;
       const storage = storageFailureOf(error, path);
       if (storage) throw new StoreError(`the database could not be prepared: ${storage.problem} — ${storage.fix}`);
-      const failed = `the database ${path} could not be prepared`;
-      throw foreignOwnerError(failed, path) ?? new StoreError(`${failed}: ${(error as Error).message}`);
+      throw new StoreError(`${failed}: ${(error as Error).message}`);
     }
-    if (!memory) for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensureMode(file, 0o600));
+    if (!memory)
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) fixes.push(...ensurePrivate(file, db, path));
     return { db, fixes };
   }
 }
@@ -196,6 +200,24 @@ export function folderFailure(path: string, error: unknown): StoreError {
     foreignOwnerError(failed, path) ??
     new StoreError(`${failed}: ${(error as Error).message} — set HERMES_MCP_DB_PATH to a writable location`)
   );
+}
+
+/**
+ * ensureMode(file, 0600) for a database file; one of another user's (root's, after sudo) cannot be made private, so
+ * the database is closed and the chown that mends it is said.
+ */
+function ensurePrivate(file: string, db: Database, dbPath: string): string[] {
+  try {
+    return ensureMode(file, 0o600);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const owner = statSync(file).uid;
+    const uid = process.getuid?.();
+    if ((code !== "EPERM" && code !== "EACCES") || uid === undefined || owner === uid) throw error;
+    db.close();
+    const foreign = describeForeign(file, owner, uid, "make it private");
+    throw new StoreError(`cannot open the database ${dbPath}: ${foreign.problem} — ${foreign.fix}, then try again`);
+  }
 }
 
 function ensureMode(file: string, mode: number): string[] {

@@ -315,10 +315,10 @@ describe("hermes-mcp doctor", () => {
       const moved = freePort();
       const after = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(moved) } });
       expect(after.stdout).toContain(
-        `⚠ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1) — not on 127.0.0.1:${moved} as BIND_HOST and BIND_PORT now say: it started before they changed`,
+        `⚠ hermes-mcp is running on this database (pid ${daemon.proc.pid}, port ${daemon.port} on 127.0.0.1) — not on 127.0.0.1:${moved} as BIND_HOST and BIND_PORT say here: they changed since it started, or it was started with others`,
       );
       expect(after.stdout).toContain(
-        `fix: restart it to listen there (and point your tunnel at it): stop it (Ctrl-C in the terminal where it runs, or \`kill ${daemon.proc.pid}\`)`,
+        `fix: if these are the ones you want, restart it to listen there (and point your tunnel at it): stop it (Ctrl-C in the terminal where it runs, or \`kill ${daemon.proc.pid}\`)`,
       );
       expect(after.code).toBe(0);
       // The env file edited since it started (a new key, a new model): said, with the restart, until it restarts.
@@ -566,11 +566,15 @@ describe("a reader that stops early (`| head`, `| grep -q`, `| true`)", () => {
     expect(retry.code).toBe(0);
     expect(retry.stdout.trim()).toMatch(/^hmcp_pat_/);
     // connect --token puts a new token in its snippet: the same holds there.
-    const snippet = await runCli(["connect", "cursor", "--token", "laptop"], { home: h, readerGone: "stdout" });
+    const snippet = await runCli(["connect", "cursor", "--token", "laptop", "--name", "work"], { home: h, readerGone: "stdout" });
     expect(snippet.code).toBe(1);
-    expect(snippet.stderr).toContain("Run hermes-mcp connect cursor --token laptop again");
+    expect(snippet.stderr).toContain("Run hermes-mcp connect cursor --token laptop --name work again");
+    // The retry keeps every argument: without --messaging it would make a token with other rights.
+    const reader = await runCli(["token", "create", "--name", "reader", "--messaging", "read"], { home: h, readerGone: "stdout" });
+    expect(reader.stderr).toContain("Run hermes-mcp token create --name reader --messaging read again");
     const names = (await runCli(["token", "list"], { home: h })).stdout;
     expect(names).toContain("ci");
     expect(names).not.toContain("laptop");
+    expect(names).not.toContain("reader");
   });
 });

@@ -1,6 +1,6 @@
 // After a command once run with sudo: our files and folders that root owns are found and named with the chown that mends them.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { foreignOwned } from "../../src/file-owner.ts";
 import { databaseFiles } from "../../src/store/database.ts";
@@ -49,6 +49,24 @@ describe("foreignOwned", () => {
     expect(foreignOwned(databaseFiles(db), OWNER)).toEqual(found);
   });
 
+  test.skipIf(!asRoot)(
+    "another's folder this user may still use (a volume made writable for all) is no problem; without walkUp only the file is judged",
+    () => {
+      const base = home();
+      const db = sudoAftermath(base, [".local", ".local/share", ".local/share/hermes-mcp"]);
+      for (const folder of [".local", ".local/share", ".local/share/hermes-mcp"]) chmodSync(join(base, folder), 0o777);
+      expect(foreignOwned(databaseFiles(db), OWNER)).toBeNull();
+      // A project's ./.env that root owns: without walkUp only the file itself is judged, never the project folder.
+      const project = join(base, "project");
+      mkdirSync(project);
+      writeFileSync(join(project, ".env"), "", { mode: 0o600 });
+      expect(foreignOwned([join(project, ".env")], OWNER, false)).toBeNull();
+      expect(foreignOwned([join(project, ".env")], OWNER)?.path).toBe(project);
+      chownSync(project, OWNER, OWNER);
+      expect(foreignOwned([join(project, ".env")], OWNER, false)?.path).toBe(join(project, ".env"));
+    },
+  );
+
   test.skipIf(!asRoot)("a single file root made (the WAL) is named alone; all of OWNER's is nothing", () => {
     const base = home();
     const db = sudoAftermath(base, [".local/share/hermes-mcp/hermes-mcp.db-wal"]);
@@ -91,4 +109,15 @@ test.skipIf(!canDrop)("token list and doctor name the root-made folder and the c
   const doctor = await run(["doctor"]);
   expect(doctor.stdout).toContain(`✖ database ${databaseOf(base)} usable — ${join(base, ".local")} belongs to root`);
   expect(doctor.stdout).toContain(`⚠ ${envFile} could not be read: ${envFile} belongs to root`);
+  // Mended, then a WAL root left readable beside a real database: not closed to us, but never ours to make private.
+  for (const path of [".local", ".local/share", ".local/share/hermes-mcp"]) chownSync(join(base, path), OWNER, OWNER);
+  rmSync(databaseOf(base));
+  rmSync(`${databaseOf(base)}-wal`);
+  expect((await run(["token", "create", "--name", "laptop"])).code).toBe(0);
+  writeFileSync(`${databaseOf(base)}-wal`, "", { mode: 0o644 });
+  writeFileSync(`${databaseOf(base)}-shm`, "", { mode: 0o644 });
+  const wal = await run(["token", "list"]);
+  expect(wal.code).toBe(1);
+  expect(wal.stderr).toContain(`${databaseOf(base)}-wal belongs to root (a command run with sudo made it, probably), not to you (`);
+  expect(wal.stderr).toContain("so hermes-mcp cannot make it private");
 });

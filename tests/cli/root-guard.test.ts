@@ -1,6 +1,6 @@
 // sudo by mistake: root on the user's own folders is refused before anything is made there; on root's own, named.
 import { describe, expect, test } from "bun:test";
-import { chownSync, existsSync, statSync } from "node:fs";
+import { chownSync, existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rootVerdict } from "../../src/cli/root-guard.ts";
 import { runCli, tempHomes } from "../support/daemon.ts";
@@ -35,10 +35,16 @@ describe("rootVerdict", () => {
     expect(rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "bob", SUDO_UID: "31337" }).refusal).toContain(
       `which belongs to the user with uid ${user.uid}`,
     );
-    expect(rootVerdict("jobs", 0, { HOME: user.path, DOAS_USER: "alice" }).refusal).toContain("Run it as alice, without sudo.");
+    expect(rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "bob", SUDO_UID: "31337" }).refusal).toContain(
+      `Run it as that user (\`sudo -u '#${user.uid}' hermes-mcp …\`).`,
+    );
+    // doas names no uid: "alice" is no user of this machine, so the folder's owner is named by uid.
+    expect(rootVerdict("jobs", 0, { HOME: user.path, DOAS_USER: "alice-not-a-user" }).refusal).toContain(
+      `which belongs to the user with uid ${user.uid}`,
+    );
   });
 
-  test("a database path in the user's folders is refused even with root's own HOME", () => {
+  test("a database path in the user's folders is refused even with root's own HOME, as the command would read it (~/ expanded)", () => {
     const user = usersFolder();
     const verdict = rootVerdict("serve", 0, {
       HOME: rootsHome(),
@@ -47,13 +53,21 @@ describe("rootVerdict", () => {
       SUDO_UID: String(user.uid),
     });
     expect(verdict.refusal).toContain(`running as root on ${user.path}, which belongs to alice`);
+    // ~/ is root's home here, whatever folder sudo ran in: no refusal, and the note names the file.
+    const sudoEnv = { HOME: rootsHome(), SUDO_USER: "alice", SUDO_UID: String(user.uid) };
+    const tilde = rootVerdict("serve", 0, { ...sudoEnv, HERMES_MCP_DB_PATH: "~/hermes/db.sqlite" }, user.path);
+    expect(tilde.refusal).toBeNull();
+    expect(tilde.note).toContain(`database (${join(rootsHome(), "hermes", "db.sqlite")})`);
+    // A ./.env where sudo ran that points into the user's folders counts as the environment does.
+    writeFileSync(join(user.path, ".env"), `HERMES_MCP_DB_PATH=${join(user.path, "db", "hermes-mcp.db")}\n`);
+    expect(rootVerdict("serve", 0, sudoEnv, user.path).refusal).toContain(`running as root on ${user.path}, which belongs to alice`);
   });
 
   test("sudo with root's own HOME works on root's files, and says whose they are; a user service is refused", () => {
     const env = { HOME: rootsHome(), SUDO_USER: "alice", SUDO_UID: "1000" };
     expect(rootVerdict("token", 0, env)).toEqual({
       refusal: null,
-      note: `running as root through sudo: this uses root's settings and database (under ${rootsHome()}), not alice's. To work with alice's, run it without sudo.`,
+      note: `running as root through sudo: this uses root's settings (${join(rootsHome(), ".config", "hermes-mcp", "env")}) and database (${join(rootsHome(), ".local", "share", "hermes-mcp", "hermes-mcp.db")}), not alice's. To work with alice's, run it without sudo.`,
     });
     expect(rootVerdict("service", 0, env).refusal).toBe(
       "a user service belongs to the user who installs it, and sudo reaches no user's service manager. Nothing was changed. Run `hermes-mcp service …` as alice, without sudo.",
