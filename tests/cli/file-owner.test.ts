@@ -77,7 +77,12 @@ describe("foreignOwned", () => {
 });
 
 // The command line as that user (setpriv drops root): a HOME under /var/tmp, which every user may cross (/tmp may not be).
-const canDrop = asRoot && Bun.which("setpriv") !== null;
+const dropTo = ["setpriv", `--reuid=${OWNER}`, `--regid=${OWNER}`, "--clear-groups"];
+// Only where that user can run the CLI at all: a checkout under a private folder (/tmp is 0700 on some machines) cannot.
+const canDrop =
+  asRoot &&
+  Bun.which("setpriv") !== null &&
+  Bun.spawnSync([...dropTo, ...CLI_COMMAND, "--version"], { env: { PATH: process.env.PATH ?? "" } }).exitCode === 0;
 const dropped: string[] = [];
 afterAll(() => {
   for (const path of dropped) rmSync(path, { recursive: true, force: true });
@@ -92,7 +97,7 @@ test.skipIf(!canDrop)("token list and doctor name the root-made folder and the c
   writeFileSync(envFile, "LOG_LEVEL=INFO\n", { mode: 0o600 });
   for (const path of [join(base, ".config"), join(base, ".config", "hermes-mcp")]) chownSync(path, OWNER, OWNER);
   const run = async (args: string[]) => {
-    const proc = Bun.spawn(["setpriv", `--reuid=${OWNER}`, `--regid=${OWNER}`, "--clear-groups", ...CLI_COMMAND, ...args], {
+    const proc = Bun.spawn([...dropTo, ...CLI_COMMAND, ...args], {
       cwd: base,
       env: baseEnv(base, { USER: "alice", HERMES_API_KEY: "k", BIND_PORT: "1" }),
       stdout: "pipe",
