@@ -4,79 +4,94 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { askOverHttp, callOverHttp } from "../support/mcp-client.ts";
-import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, databaseOf, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 import { fakeGatewayForFile } from "../support/gateway-per-file.ts";
 
 const fake = fakeGatewayForFile();
 const settings = fake.env;
 const home = tempHomes();
 
-async function until(condition: () => boolean, ms: number): Promise<void> {
+async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out");
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await Bun.sleep(20);
   }
 }
 
-test("a locked database: the caller gets its answer, the ending is written once the lock goes, the log says why", async () => {
-  const h = home();
-  const token = await createToken(h, "locked", settings());
-  const daemon = await startTestDaemon({ home: h, env: settings() });
-  const other = new Database(databaseOf(h));
-  try {
-    // The token's first use is recorded now, not while the lock is held.
-    expect((await askOverHttp(daemon.url, token, "warm")).text).toContain('\\"status\\":\\"completed\\"');
-    const before = fake.gateway.chats.length;
-    const asking = askOverHttp(daemon.url, token, "locked out [[delay:800]]");
-    await until(() => fake.gateway.chats.length > before, 5000);
-    // The job's row is committed within a millisecond of its request leaving; then another program takes the lock.
-    await Bun.sleep(200);
-    other.exec("BEGIN IMMEDIATE");
-    const answer = await asking;
-    expect(answer.text).toContain('\\"status\\":\\"completed\\"');
-    expect(answer.text).toContain("echo: locked out");
-    expect(daemon.logs()).toContain(
-      `cannot write a job's ending (its answer is kept in memory meanwhile): another program kept ${databaseOf(h)} locked for more than 5 s; hermes-mcp keeps running and writes again once it can`,
-    );
-    const statusInFile = (): string | undefined =>
-      other.query<{ status: string }, []>("SELECT status FROM jobs ORDER BY created_at DESC LIMIT 1").get()?.status;
-    expect(statusInFile()).toBe("running");
-    other.exec("ROLLBACK");
-    // Retried 1 s after the failure, then 2 s, 4 s…
-    await until(() => statusInFile() === "completed", 10_000);
-    // (INFO lines are written in batches.)
-    await until(() => daemon.logs().includes("job endings held in memory are written count=1"), 2000);
-    // And the daemon goes on as before.
-    expect((await askOverHttp(daemon.url, token, "after")).text).toContain("echo: after");
-  } finally {
-    other.close();
-    expect(await daemon.stop()).toBe(0);
-  }
-}, 30_000);
+interface Beside {
+  h: string;
+  token: string;
+  daemon: TestDaemon;
+  /** Another program's connection to the daemon's database, to take its lock with. */
+  other: Database;
+}
 
-test("a tool whose write the database refuses (hermes_reset) tells the caller why, naming no path; the owner's log has the path", async () => {
+/** A daemon on a fresh home with a token, beside another program's connection to its database; both closed after. */
+async function besideAnotherProgram(tokenName: string, body: (beside: Beside) => Promise<void>): Promise<void> {
   const h = home();
-  const token = await createToken(h, "resetter", settings());
+  const token = await createToken(h, tokenName, settings());
   const daemon = await startTestDaemon({ home: h, env: settings() });
   const other = new Database(databaseOf(h));
   try {
-    expect((await askOverHttp(daemon.url, token, "warm")).text).toContain("echo: warm");
-    other.exec("BEGIN IMMEDIATE");
-    const reset = await callOverHttp(daemon.url, token, "hermes_reset", {});
-    other.exec("ROLLBACK");
-    expect(reset.status).toBe(200);
-    expect(reset.text).toContain("hermes-mcp cannot write its database right now: its database is locked by another program.");
-    expect(reset.text).toContain('"isError":true');
-    expect(reset.text).not.toContain(databaseOf(h));
-    expect(reset.text).not.toContain("internal error");
-    // The daemon wrote the line before answering, but this process may read the answer before the pipe.
-    await until(() => daemon.logs().includes(`cannot answer a hermes_reset call: another program kept ${databaseOf(h)} locked`), 2000);
+    await body({ h, token, daemon, other });
   } finally {
     other.close();
     expect(await daemon.stop()).toBe(0);
   }
-}, 20_000);
+}
+
+test(
+  "a locked database: the caller gets its answer, the ending is written once the lock goes, the log says why",
+  () =>
+    besideAnotherProgram("locked", async ({ h, token, daemon, other }) => {
+      // The token's first use is recorded now, not while the lock is held.
+      expect((await askOverHttp(daemon.url, token, "warm")).text).toContain('\\"status\\":\\"completed\\"');
+      const before = fake.gateway.chats.length;
+      const asking = askOverHttp(daemon.url, token, "locked out [[delay:800]]");
+      await until(() => fake.gateway.chats.length > before, 5000, "the chat at the gateway");
+      // The job's row is committed within a millisecond of its request leaving; then another program takes the lock.
+      await Bun.sleep(200);
+      other.exec("BEGIN IMMEDIATE");
+      const answer = await asking;
+      expect(answer.text).toContain('\\"status\\":\\"completed\\"');
+      expect(answer.text).toContain("echo: locked out");
+      expect(daemon.logs()).toContain(
+        `cannot write a job's ending (its answer is kept in memory meanwhile): another program kept ${databaseOf(h)} locked for more than 5 s; hermes-mcp keeps running and writes again once it can`,
+      );
+      const statusInFile = (): string | undefined =>
+        other.query<{ status: string }, []>("SELECT status FROM jobs ORDER BY created_at DESC LIMIT 1").get()?.status;
+      expect(statusInFile()).toBe("running");
+      other.exec("ROLLBACK");
+      // Retried 1 s after the failure, then 2 s, 4 s…
+      await until(() => statusInFile() === "completed", 10_000, "the held ending in the file");
+      // (INFO lines are written in batches.)
+      await until(() => daemon.logs().includes("job endings held in memory are written count=1"), 2000, "the written line");
+      // And the daemon goes on as before.
+      expect((await askOverHttp(daemon.url, token, "after")).text).toContain("echo: after");
+    }),
+  30_000,
+);
+
+test(
+  "a tool whose write the database refuses (hermes_reset) tells the caller why, naming no path; the owner's log has the path",
+  () =>
+    besideAnotherProgram("resetter", async ({ h, token, daemon, other }) => {
+      expect((await askOverHttp(daemon.url, token, "warm")).text).toContain("echo: warm");
+      other.exec("BEGIN IMMEDIATE");
+      const reset = await callOverHttp(daemon.url, token, "hermes_reset", {});
+      other.exec("ROLLBACK");
+      expect(reset.status).toBe(200);
+      expect(reset.text).toContain("hermes-mcp cannot write its database right now: its database is locked by another program.");
+      expect(reset.text).toContain('"isError":true');
+      expect(reset.text).not.toContain(databaseOf(h));
+      expect(reset.text).not.toContain("internal error");
+      // The daemon wrote the line before answering, but this process may read the answer before the pipe.
+      const line = `cannot answer a hermes_reset call: another program kept ${databaseOf(h)} locked`;
+      await until(() => daemon.logs().includes(line), 2000, line);
+    }),
+  20_000,
+);
 
 test("a CLI command whose write the database refuses says so, what to do, and that nothing changed", async () => {
   const h = home();
