@@ -6,7 +6,7 @@ import { expandHome } from "./home-path.ts";
 import { settingFiles, userPaths } from "./user-paths.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { overrideWarnings, type SettingSource } from "./overrides.ts";
-import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel } from "./schema.ts";
+import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel, withoutCredentials } from "./schema.ts";
 import { foreignOwned } from "../file-owner.ts";
 import { VERSION } from "../version.ts";
 import { isHeaderValue } from "../web/header-value.ts";
@@ -310,24 +310,27 @@ export function withBoundPort(config: Config, port: number): Config {
 
 /** Returns a problem sentence, or null when the issuer URL is acceptable. */
 export function checkIssuerUrl(raw: string): string | null {
+  // Every refusal below repeats the value without what may be a user name and password (they would reach the log).
+  const shown = withoutCredentials(raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return `OAUTH_ISSUER_URL must be a URL such as https://hermes.example.com (got "${raw}")`;
+    return `OAUTH_ISSUER_URL must be a URL such as https://hermes.example.com (got "${shown}")`;
   }
-  if (url.search || url.hash) return `OAUTH_ISSUER_URL must not have a query or fragment (RFC 8414 §2) (got "${raw}")`;
+  // Before anything that repeats the value: a password in it must not reach the log.
   if (url.username || url.password) return `OAUTH_ISSUER_URL must not contain credentials`;
+  if (url.search || url.hash) return `OAUTH_ISSUER_URL must not have a query or fragment (RFC 8414 §2) (got "${shown}")`;
   // Every route (/authorize, /token, /mcp, the metadata) is served at the root of the host: an issuer with a path would
   // advertise endpoints nothing answers. The commonest case is the connector URL pasted here.
   const path = url.pathname.replace(/\/+$/, "");
   if (path !== "") {
     const origin = url.origin;
     return path.endsWith("/mcp")
-      ? `OAUTH_ISSUER_URL is the connector URL (${raw}); the issuer is its origin: set OAUTH_ISSUER_URL=${origin} (clients still connect to ${origin}/mcp)`
-      : `OAUTH_ISSUER_URL must have no path: hermes-mcp serves at the root of its host — set OAUTH_ISSUER_URL=${origin} (got "${raw}")`;
+      ? `OAUTH_ISSUER_URL is the connector URL (${shown}); the issuer is its origin: set OAUTH_ISSUER_URL=${origin} (clients still connect to ${origin}/mcp)`
+      : `OAUTH_ISSUER_URL must have no path: hermes-mcp serves at the root of its host — set OAUTH_ISSUER_URL=${origin} (got "${shown}")`;
   }
   if (url.protocol === "https:") return null;
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
-  return `OAUTH_ISSUER_URL must use https (http is allowed only on 127.0.0.1/localhost) — use your tunnel's https URL (got "${raw}")`;
+  return `OAUTH_ISSUER_URL must use https (http is allowed only on 127.0.0.1/localhost) — use your tunnel's https URL (got "${shown}")`;
 }

@@ -50,6 +50,18 @@ const list = (value: string | undefined): string[] =>
     .filter((item) => item !== "");
 
 /** "[::1]" as written in a URL is the address ::1. */
+/**
+ * A URL as text to repeat in a refusal, without what may be a user name and password: everything before the last "@"
+ * after its scheme (a password may hold "/", "@" or spaces, and a text that is no URL may have no "//"). Threat: a
+ * secret repeated into the log (journald) by the message refusing it.
+ */
+export function withoutCredentials(text: string): string {
+  const at = text.lastIndexOf("@");
+  if (at < 0) return text;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? "";
+  return `${scheme}…@${text.slice(at + 1)}`;
+}
+
 const unbracketed = (host: string): string => host.replace(/^\[(.*)\]$/, "$1");
 
 /**
@@ -134,9 +146,10 @@ export const EnvSchema = z.object({
     }
     if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
       // Unparsed text may still hold "user:password@": that part is not repeated.
-      // Up to the last "@" before the path: a password may hold "@" and spaces itself.
-      const shown = (v ?? "").replace(/\/\/[^/]*@/, "//…@");
-      ctx.addIssue({ code: "custom", message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${shown}")` });
+      ctx.addIssue({
+        code: "custom",
+        message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${withoutCredentials(v ?? "")}")`,
+      });
       return z.NEVER;
     }
     return url.replace(/\/+$/, "");

@@ -161,6 +161,18 @@ describe("loadConfig", () => {
     // A password holding "@" and a space: none of it is repeated.
     const atSign = problemsOf({ HERMES_API_URL: "http://bob:p@ss w@rd@gw example" });
     expect(atSign).toEqual(['HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "http://…@gw example")']);
+    // A password holding "/", and a URL with no "//" at all: neither is repeated either.
+    for (const raw of ["http://bob:pa/ss@gw example", "bob:hunter2@gw.example:8642"]) {
+      const refused = problemsOf({ HERMES_API_URL: raw }).join("\n");
+      expect(refused).toContain("…@gw");
+      for (const secret of ["pa/ss", "hunter2"]) expect(refused).not.toContain(secret);
+    }
+    // OAUTH_ISSUER_URL too, with a query (its refusal repeats the value) or unparsable.
+    for (const raw of ["https://u:s3cret@hermes.example.com/?x=1", "u:s3cret@hermes example"]) {
+      const refused = problemsOf({ OAUTH_ISSUER_URL: raw }).join("\n");
+      expect(refused).toContain("OAUTH_ISSUER_URL");
+      expect(refused).not.toContain("s3cret");
+    }
     expect(problemsOf({ HERMES_API_URL: "gateway:8642" })).toEqual([
       'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "gateway:8642")',
     ]);
