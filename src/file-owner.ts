@@ -1,7 +1,7 @@
 // Our files and folders that another user owns (root, after a command run with sudo): found, and named with the way back.
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { userInfo } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { loginName } from "./login-name.ts";
 import { shellWord } from "./shell-word.ts";
 
 /** `path` if it exists, else the nearest folder above it that does. */
@@ -28,7 +28,8 @@ function usable(path: string, uid: number): boolean {
   try {
     const stat = statSync(path);
     const need = stat.isDirectory() ? 0o7 : 0o6;
-    const groups = uid === process.getuid?.() ? (process.getgroups?.() ?? []) : [];
+    // The primary group counts too: getgroups() may leave it out (setpriv --clear-groups, some containers).
+    const groups = uid === process.getuid?.() ? [process.getegid?.(), ...(process.getgroups?.() ?? [])] : [];
     const bits = groups.includes(stat.gid) ? (stat.mode >> 3) & 0o7 : stat.mode & 0o7;
     return (bits & need) === need;
   } catch {
@@ -70,7 +71,7 @@ export function foreignOwned(paths: readonly string[], uid = process.getuid?.(),
 
 /** `path`, owned by `owner`, told as another's that user `uid` cannot use, with the chown that gives it back. */
 export function describeForeign(path: string, owner: number, uid: number, cannot = "use it"): ForeignOwned {
-  const me = userName(uid);
+  const me = loginName(uid);
   const whose = owner === 0 ? "root (a command run with sudo made it, probably)" : `the user with uid ${owner}`;
   return {
     path,
@@ -78,21 +79,4 @@ export function describeForeign(path: string, owner: number, uid: number, cannot
     problem: `${path} belongs to ${whose}, not to you (${me}), so hermes-mcp cannot ${cannot}`,
     fix: `give it back with \`sudo chown -R ${shellWord(me)} ${shellWord(path)}\``,
   };
-}
-
-/**
- * This user's login name for chown: /etc/passwd's line for `uid` first (Bun's userInfo() only repeats $USER, which a
- * container image or `su -m` can leave stale), then $USER (macOS keeps its users elsewhere), else the uid itself.
- */
-export function userName(uid: number): string {
-  try {
-    const line = readFileSync("/etc/passwd", "utf8")
-      .split("\n")
-      .find((entry) => entry.split(":")[2] === String(uid));
-    if (line) return line.split(":")[0] as string;
-  } catch {
-    // No passwd file: $USER, else the number (chown takes either).
-  }
-  const name = userInfo().username;
-  return name && name !== "unknown" ? name : String(uid);
 }

@@ -3,7 +3,8 @@ import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadConfig } from "../config/load.ts";
 import { userPaths } from "../config/user-paths.ts";
-import { nearestExisting, userName } from "../file-owner.ts";
+import { nearestExisting } from "../file-owner.ts";
+import { loginName } from "../login-name.ts";
 
 export interface RootVerdict {
   /** Why the command must not run (exit 1, nothing touched), or null. */
@@ -43,7 +44,7 @@ export function rootVerdict(
     const owner = { path: existing, uid: statSync(existing).uid };
     if (owner.uid === 0) continue;
     // sudo says who called it by uid too, doas only by name: a folder of a third user's is named by its uid.
-    const theirs = env.SUDO_UID === undefined ? userName(owner.uid) === invoker : env.SUDO_UID === String(owner.uid);
+    const theirs = env.SUDO_UID === undefined ? loginName(owner.uid) === invoker : env.SUDO_UID === String(owner.uid);
     const who = theirs ? invoker : `the user with uid ${owner.uid}`;
     return {
       refusal:

@@ -1,7 +1,6 @@
 // `hermes-mcp service install|uninstall|status|logs`: the daemon (and optionally its tunnel) as a systemd user unit or LaunchAgent, no hand edits.
 import { defineCommand } from "citty";
 import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { writePrivateFile } from "../config/env-file.ts";
 import { isLoopbackHost } from "../config/schema.ts";
@@ -21,6 +20,7 @@ import {
   uninstallPlan,
 } from "./service-plan.ts";
 import type { TunnelKind, TunnelOptions } from "./service-units.ts";
+import { loginName } from "../login-name.ts";
 import { shellCommand } from "../shell-word.ts";
 import { howToStop, isTheService, keepsTheServiceFromStarting, starterOf } from "./stop-advice.ts";
 import { writeStaticClient } from "./static-client.ts";
@@ -209,20 +209,9 @@ const install = defineCommand({
     }),
 });
 
-/**
- * Who runs this: USER or LOGNAME, else the account database (`id -un`). Bun's os.userInfo() answers "unknown" when USER
- * is unset (su, some containers), which would have advised `loginctl enable-linger unknown`.
- */
-function userName(): string {
-  const fromEnv = process.env.USER || process.env.LOGNAME || userInfo().username;
-  if (fromEnv && fromEnv !== "unknown") return fromEnv;
-  const id = Bun.spawnSync(["id", "-un"], { stdout: "pipe", stderr: "ignore" });
-  return (id.exitCode === 0 && id.stdout.toString().trim()) || "$USER";
-}
-
 /** A systemd user manager stops at logout unless lingering is on: say so (loginctl keeps the list in /var/lib/systemd/linger). */
 function lingerAdvice(): void {
-  const user = userName();
+  const user = loginName();
   if (existsSync(join("/var/lib/systemd/linger", user))) return;
   ui.warn(
     `lingering is off for ${user}: the service stops when you log out and starts at your next login. To keep it running: loginctl enable-linger ${user} (with sudo if it is refused)`,
