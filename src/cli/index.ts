@@ -31,7 +31,18 @@ const rawArgs = asksHelp ? [...argv.slice(1), "--help"] : argv;
 // Before serve's modules load: the relaunch then costs one runtime start (≈ 8 ms), not a second daemon's worth. doctor
 // relaunches only for a runtime variable in an env file (NODE_EXTRA_CA_CERTS, HTTPS_PROXY…), so it sees what serve does.
 const command = rawArgs[0];
-if ((command === "serve" || command === "doctor") && !asksHelp && !rawArgs.includes("--help")) relaunchWithEnvironment(command);
+const onlyAsksHelp = asksHelp || rawArgs.some((arg) => ["--help", "-h", "--version", "-v"].includes(arg));
+// Root through sudo: refused where it would leave the user files they cannot open, named where it uses root's own.
+// Before the relaunch, which would carry variables from a file of the user's into root's process.
+const rootNote =
+  command !== undefined && !onlyAsksHelp && process.getuid?.() === 0 ? (await import("./root-guard.ts")).rootVerdict(command, 0) : null;
+if (rootNote?.refusal) {
+  writeStderr(`${styleFor(process.stderr).red("✖")} ${rootNote.refusal}\n`);
+  process.exit(1);
+}
+if ((command === "serve" || command === "doctor") && !onlyAsksHelp) relaunchWithEnvironment(command);
+// After the relaunch: said once, by the process that runs the command.
+if (rootNote?.note) writeStderr(`${styleFor(process.stderr).yellow("⚠")} ${rootNote.note}\n`);
 const problem = await checkCommandLine(main, asksHelp ? argv.slice(1) : rawArgs);
 if (problem) {
   // One styled line on stderr, then (for an unknown command) the commands there are; never the whole usage screen.
@@ -42,18 +53,6 @@ if (problem) {
     writeStderr(`\nCommands:\n${problem.commands.map((c) => `  ${style.bold(c.name.padEnd(width))}  ${c.description}`).join("\n")}\n`);
   }
   process.exit(1);
-}
-// Root through sudo: refused where it would leave the user files they cannot open, named where it uses root's own.
-const onlyAsksHelp = asksHelp || rawArgs.some((arg) => ["--help", "-h", "--version", "-v"].includes(arg));
-if (command !== undefined && !onlyAsksHelp && process.getuid?.() === 0) {
-  const { rootVerdict } = await import("./root-guard.ts");
-  const verdict = rootVerdict(command, 0);
-  const style = styleFor(process.stderr);
-  if (verdict.refusal) {
-    writeStderr(`${style.red("✖")} ${verdict.refusal}\n`);
-    process.exit(1);
-  }
-  if (verdict.note) writeStderr(`${style.yellow("⚠")} ${verdict.note}\n`);
 }
 await runMain(main, {
   rawArgs,

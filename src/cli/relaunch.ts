@@ -1,5 +1,5 @@
 // serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_JIT_OPTIONS).
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { userPaths } from "../config/user-paths.ts";
 
@@ -71,11 +71,22 @@ export function relaunchWithEnvironment(
   }
 }
 
-/** The runtime variables the user's env file holds (RUNTIME_VARIABLE). */
+/**
+ * The runtime variables the user's env file holds (RUNTIME_VARIABLE), if that file is this user's and no one else may
+ * write it. Threat: another local user writing a group- or world-writable env file (or one another user owns) to set
+ * HTTPS_PROXY or NODE_EXTRA_CA_CERTS and read the gateway key in transit; doctor names such a file.
+ */
 function runtimeVariablesInFiles(env: Record<string, string | undefined>): Record<string, string> {
   let text: string;
   try {
-    text = readFileSync(userPaths(env).userEnvFile, "utf8");
+    const fd = openSync(userPaths(env).userEnvFile, "r");
+    try {
+      const { uid, mode } = fstatSync(fd);
+      if (uid !== process.getuid?.() || mode & 0o022) return {};
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return {}; // no file, or unreadable: config loading names the problem right after
   }

@@ -1,6 +1,6 @@
 // serve re-executes itself once with its JavaScriptCore options (FTL off, earlier tier-up): same PID, same output, the owner's own settings kept.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FTL_OPTION, RUNTIME_VARIABLE, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
@@ -74,6 +74,25 @@ describe.if(process.platform === "linux")("serve", () => {
     expect(environ.TZ).toBeUndefined();
     expect(environ.LD_PRELOAD).toBeUndefined();
     expect(existsSync(marker)).toBe(false);
+  });
+
+  test("an env file others may write carries nothing: another user could set HTTPS_PROXY and read the gateway key", async () => {
+    const home = newHome();
+    const envFile = join(home, ".config", "hermes-mcp", "env");
+    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(envFile, "TZ=Pacific/Auckland\nHTTPS_PROXY=http://from-file.invalid\n");
+    chmodSync(envFile, 0o666);
+    const daemon = await startTestDaemon({ home });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ.TZ).toBeUndefined();
+    expect(environ.HTTPS_PROXY).toBeUndefined();
+    // Made private again, the same file is carried (the refusal is the mode's, not the file's).
+    await daemon.stop();
+    chmodSync(envFile, 0o600);
+    const again = await startTestDaemon({ home });
+    daemons.push(again);
+    expect(environOf(again.proc.pid).TZ).toBe("Pacific/Auckland");
   });
 
   test("an owner's own threshold is kept while the other options are set", async () => {
