@@ -1,5 +1,5 @@
 // What `hermes-mcp service install|uninstall|status|logs` does, as a plan of files and commands: printed by --dry-run, carried out otherwise.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { shellCommand } from "../shell-word.ts";
 import {
   daemonSystemdUnit,
@@ -90,6 +90,7 @@ export function installPlan(context: ServiceContext, envFile: PlannedFile | null
       text: daemonSystemdUnit({
         execStart: systemdCommand(context.daemonArgv),
         settingsFile: context.envFile,
+        workingDirectory: dirname(context.envFile).replace(/%/g, "%%"),
         environment: context.environment,
       }),
     });

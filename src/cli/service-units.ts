@@ -37,6 +37,11 @@ export interface DaemonUnitOptions {
   execStart: string;
   /** The env file, as the comment above ExecStart= names it. */
   settingsFile: string;
+  /**
+   * The folder it runs in, as systemd takes a path (%h allowed): the env file's. A user unit otherwise runs in the home
+   * folder, where a `~/.env` (another project's) would be read as `./.env` and beat the env file.
+   */
+  workingDirectory: string;
   /** Extra variables the daemon must see as the installing shell did (XDG_CONFIG_HOME, XDG_DATA_HOME). */
   environment?: Record<string, string>;
   /** The first comment line: who wrote the file. */
@@ -60,6 +65,8 @@ export function daemonSystemdUnit(options: DaemonUnitOptions): string {
     // service would see values `serve` and `doctor` never do. hermes-mcp reads the file itself, one parser for all.
     `# Settings: ${options.settingsFile}, read by hermes-mcp itself (also when you run it by hand).`,
     ...environment,
+    // "-": a folder removed since is no reason not to start.
+    `WorkingDirectory=-${options.workingDirectory}`,
     `ExecStart=${options.execStart}`,
     "Restart=on-failure",
     "RestartSec=2",
@@ -172,6 +179,7 @@ export function renderPackagedUnits(): Record<string, string> {
     "hermes-mcp.service": daemonSystemdUnit({
       execStart: "%h/.local/bin/hermes-mcp serve",
       settingsFile: "~/.config/hermes-mcp/env",
+      workingDirectory: "%h/.config/hermes-mcp",
       origin:
         "# systemd user unit for hermes-mcp in ~/.local/bin (where install.sh puts it); `hermes-mcp service install` writes and loads it for you.",
     }),

@@ -96,6 +96,8 @@ describe("service install --dry-run on Linux", () => {
     // hermes-mcp reads the env file itself: systemd's EnvironmentFile= would read `X=1 # note` as "1 # note".
     expect(value(unit, "Service", "EnvironmentFile")).toEqual([]);
     expect(unit).toContain(`# Settings: ${envPath}, read by hermes-mcp itself`);
+    // It runs in the env file's folder, not the home folder, whose ~/.env (another project's) would beat the env file.
+    expect(value(unit, "Service", "WorkingDirectory")).toEqual([`-${join(home, ".config", "hermes-mcp")}`]);
     // The test's XDG folders move the env file and database: the service must see them too.
     expect(value(unit, "Service", "Environment")).toEqual([
       `XDG_CONFIG_HOME=${join(home, ".config")}`,
