@@ -125,3 +125,17 @@ describe("layering", () => {
     expect(specifiers(source).sort()).toEqual(["../cli/side.ts", "../http/a.ts", "../jobs/m.ts", "../mcp/t.ts", "./x.ts"]);
   });
 });
+
+test("serve loads none of doctor's modules, nor its stop advice, when it starts (they load only when needed)", () => {
+  const probe = Bun.spawnSync(
+    [
+      process.execPath,
+      "-e",
+      `await import(${JSON.stringify(join(SRC, "cli", "serve.ts"))}); console.log(JSON.stringify(Object.keys(require.cache)));`,
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  const loaded = (JSON.parse(probe.stdout.toString()) as string[]).map((path) => relative(SRC, path));
+  expect(loaded).toContain(join("cli", "gateway-checks.ts"));
+  expect(loaded.filter((path) => /^cli\/(doctor|stop-advice|root-guard|service)/.test(path))).toEqual([]);
+});

@@ -3,8 +3,6 @@ import { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Config } from "../config/load.ts";
-import { GatewayClient } from "../gateway/client.ts";
-import { GatewayError, UNTRUSTED_GATEWAY_FIX } from "../gateway/errors.ts";
 import { isAllowedHost } from "../http/guards.ts";
 import { CONSENT_BUCKET, Limiter, LIMITS } from "../oauth/limits.ts";
 import { hasConsentPassword } from "../oauth/password.ts";
@@ -18,7 +16,6 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { askDaemonAt } from "./doctor-running.ts";
 import { howToRestart } from "./stop-advice.ts";
 import { unlistenable } from "./listen-errors.ts";
-import { untrustedCertificateCode } from "../web/tls-failure.ts";
 
 export interface Check {
   ok: boolean;
@@ -27,81 +24,6 @@ export interface Check {
   title: string;
   detail?: string;
   fix?: string;
-}
-
-const TIMEOUT_MS = 5000;
-
-/**
- * The gateway, as `doctor` reports it and `serve` probes it at start (one implementation): reachable, key set and
- * accepted, model offered. `missingKey: false` leaves out the missing key (serve has already warned about it).
- */
-export async function gatewayChecks(config: Config, options: { missingKey?: boolean } = {}): Promise<Check[]> {
-  const checks: Check[] = [];
-  const keyMissing: Check | null =
-    config.gateway.apiKey || options.missingKey === false
-      ? null
-      : {
-          ok: false,
-          title: "HERMES_API_KEY set",
-          fix: `set HERMES_API_KEY to API_SERVER_KEY from ${config.paths.hermesEnvFile} (or put API_SERVER_KEY there)`,
-        };
-  const client = new GatewayClient({
-    baseUrl: config.gateway.url,
-    apiKey: config.gateway.apiKey ?? "",
-    model: config.gateway.model,
-    maxRetries: 0,
-  });
-  const reachable = `Hermes gateway reachable at ${config.gateway.url}`;
-  try {
-    const { version } = await client.health(TIMEOUT_MS);
-    checks.push({ ok: true, title: reachable, detail: version ? `version ${version}` : undefined });
-  } catch (error) {
-    const kind = error instanceof GatewayError ? error.kind : null;
-    const code = untrustedCertificateCode((error as Error).cause);
-    checks.push(
-      kind === "untrusted"
-        ? {
-            ok: false,
-            title: reachable,
-            detail: `its TLS certificate is not trusted here (${code})`,
-            fix: UNTRUSTED_GATEWAY_FIX,
-          }
-        : {
-            ok: false,
-            title: reachable,
-            // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
-            detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
-            fix: "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens",
-          },
-    );
-    return keyMissing ? [...checks, keyMissing] : checks;
-  }
-  if (!config.gateway.apiKey) return keyMissing ? [...checks, keyMissing] : checks;
-  const source = config.gateway.apiKeySource === "hermes-env" ? ` (API_SERVER_KEY from ${config.paths.hermesEnvFile})` : "";
-  let models: string[];
-  try {
-    models = await client.models(TIMEOUT_MS);
-    checks.push({ ok: true, title: `gateway accepts HERMES_API_KEY${source}` });
-  } catch (error) {
-    const unauthorized = error instanceof GatewayError && error.kind === "unauthorized";
-    checks.push({
-      ok: false,
-      title: `gateway accepts HERMES_API_KEY${source}`,
-      detail: unauthorized ? "the gateway answered 401 Unauthorized" : (error as Error).message,
-      fix: unauthorized
-        ? `copy API_SERVER_KEY from ${config.paths.hermesEnvFile} into HERMES_API_KEY, then restart hermes-mcp`
-        : "see the gateway's log (journalctl --user -u hermes-gateway)",
-    });
-    return checks;
-  }
-  const present = models.includes(config.gateway.model);
-  checks.push({
-    ok: present,
-    title: `model "${config.gateway.model}" offered by the gateway`,
-    detail: present ? undefined : `the gateway offers: ${models.join(", ") || "nothing"}`,
-    fix: present ? undefined : `set HERMES_MODEL to one of: ${models.join(", ")}`,
-  });
-  return checks;
 }
 
 /**

@@ -4,7 +4,8 @@ import { ConfigError, loadConfig, missingApiKeyWarning, withBoundPort } from "..
 import { runningDaemon } from "../store/daemon-lock.ts";
 import { guarded } from "./common.ts";
 import { messagingChecks } from "./doctor-messaging.ts";
-import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, gatewayChecks, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { type Check, databaseChecks, diskRoomCheck, dynamicClientsCheck, issuerChecks, portCheck } from "./doctor-checks.ts";
+import { gatewayChecks } from "./gateway-checks.ts";
 import { checksAsJson } from "./doctor-json.ts";
 import { runningCodeChecks, settingsSinceStartChecks } from "./doctor-running.ts";
 import { tunnelChecks } from "./doctor-tunnel.ts";

@@ -7,8 +7,8 @@ import { createLogger, type Logger } from "../log.ts";
 import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
+import { gatewayChecks } from "./gateway-checks.ts";
 import { IDLE_JIT_POLICY } from "./relaunch.ts";
-import { gatewayChecks } from "./doctor-checks.ts";
 import { unlistenable } from "./listen-errors.ts";
 
 /** One probe of the gateway at start, never awaited: serve starts anyway, and says what `doctor` would say about it. */
