@@ -26,6 +26,7 @@ import { openStore, type Store } from "./store/index.ts";
 import { StoreError } from "./store/database.ts";
 import { StorageAlarm, startRefusal } from "./store/storage-failure.ts";
 import { failureResponse } from "./http/failure-response.ts";
+import { hostPort } from "./web/host-port.ts";
 
 export interface RunningDaemon {
   url: string;
@@ -199,7 +200,7 @@ function serveOn(
   // (measured: 1.6 MiB of anonymous memory).
   collector.touch();
   lock.setAddress(config.bind.host, config.bind.port);
-  const url = `http://${config.bind.host.includes(":") ? `[${config.bind.host}]` : config.bind.host}:${config.bind.port}`;
+  const url = `http://${hostPort(config.bind.host, config.bind.port)}`;
   log.info("hermes-mcp listening", {
     url,
     mcp: config.resourceUrl,

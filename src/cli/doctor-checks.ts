@@ -16,6 +16,7 @@ import { MIGRATIONS } from "../store/migrations.ts";
 import { askDaemonAt } from "./doctor-running.ts";
 import { howToRestart } from "./stop-advice.ts";
 import { unlistenable } from "./listen-errors.ts";
+import { hostPort } from "../web/host-port.ts";
 
 export interface Check {
   ok: boolean;
@@ -181,13 +182,9 @@ export function dynamicClientsCheck(config: Config): Check[] {
   return [{ ok: true, title: "apps that register themselves: on, each approved with your password" }];
 }
 
-/** The daemon on this database (from its lock), else whether the port is free; BIND_PORT=0 needs no check. */
-/** host:port as typed in a URL: an IPv6 address in brackets. */
-const hostPort = (host: string, port: string): string => `${host.includes(":") ? `[${host}]` : host}:${port}`;
-
 /**
- * The daemon on this database, or the port it would take. `configured` is BIND_HOST and BIND_PORT as now set: a
- * running daemon elsewhere has not been restarted since they changed (doctor otherwise checks the one that runs).
+ * The daemon on this database (from its lock), else whether the port is free (BIND_PORT=0 needs no check).
+ * `configured` is BIND_HOST and BIND_PORT as this shell sees them: a daemon listening elsewhere is said to.
  */
 export async function portCheck(
   config: Config,

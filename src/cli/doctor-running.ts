@@ -4,6 +4,7 @@ import type { DaemonHolder } from "../store/daemon-lock.ts";
 import { VERSION } from "../version.ts";
 import type { Check } from "./doctor-checks.ts";
 import { howToRestart } from "./stop-advice.ts";
+import { hostPort } from "../web/host-port.ts";
 
 /** A JSON route of the daemon that holds the lock, asked where it listens; null when it cannot be asked. */
 export async function askRunningDaemon(holder: DaemonHolder, path: string): Promise<Record<string, unknown> | null> {
@@ -15,7 +16,7 @@ export async function askDaemonAt(host: string, port: number, path: string): Pro
   const target = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   try {
     // A loopback Host name: the Host guard refuses a wildcard BIND_HOST such as 0.0.0.0.
-    const response = await fetch(`http://${target.includes(":") ? `[${target}]` : target}:${port}${path}`, {
+    const response = await fetch(`http://${hostPort(target, port)}${path}`, {
       headers: { host: `127.0.0.1:${port}` },
       signal: AbortSignal.timeout(2000),
     });

@@ -186,7 +186,7 @@ export async function tunnelChecks(config: Config, running: DaemonHolder | "unkn
       ok: false,
       title: reachTitle,
       detail: "the running hermes-mcp recorded no probe key: it predates this version",
-      fix: "restart it (`systemctl --user restart hermes-mcp`, or stop and start `hermes-mcp serve`), then run doctor again",
+      fix: `restart it (${howToRestart(running === "unknown" ? null : running)}), then run doctor again`,
     });
   } else {
     const challenge = randomBytes(24).toString("base64url");

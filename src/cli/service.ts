@@ -24,6 +24,7 @@ import { loginName } from "../login-name.ts";
 import { shellCommand } from "../shell-word.ts";
 import { howToStop, isTheService, keepsTheServiceFromStarting, starterOf } from "./stop-advice.ts";
 import { writeStaticClient } from "./static-client.ts";
+import { hostPort } from "../web/host-port.ts";
 
 const common = {
   "dry-run": { type: "boolean", description: "Print every file and command instead of writing or running anything" },
@@ -75,7 +76,7 @@ function tunnelOptions(
     binary: realpathSync(found),
     tunnelName,
     domain: new URL(config.issuerUrl).hostname,
-    upstream: `http://${host.includes(":") ? `[${host}]` : host}:${config.bind.port}`,
+    upstream: `http://${hostPort(host, config.bind.port)}`,
   };
 }
 

@@ -12,8 +12,8 @@ export interface StarterProbe {
   uid: number;
   /** /proc/PID/cgroup, or null when it cannot be read (the process is gone, or there is no /proc). */
   cgroupOf(pid: number): string | null;
-  /** The pid launchd has for our LaunchAgent, or null when it runs none (or launchctl cannot say). */
-  launchdPid(uid: number): number | null;
+  /** The pid launchd has for our LaunchAgent; null when it runs none; "unknown" when launchctl cannot say. */
+  launchdPid(uid: number): number | null | "unknown";
 }
 
 const systemProbe: StarterProbe = {
@@ -28,18 +28,33 @@ const systemProbe: StarterProbe = {
   },
   launchdPid(uid) {
     try {
-      const printed = Bun.spawnSync(["launchctl", "print", `gui/${uid}/${LAUNCHD_LABEL}`], { stderr: "ignore", timeout: 2000 });
-      const pid = /^\s*pid = (\d+)$/m.exec(printed.stdout.toString())?.[1];
-      return pid === undefined ? null : Number(pid);
+      const printed = Bun.spawnSync(["launchctl", "print", `gui/${uid}/${LAUNCHD_LABEL}`], { stderr: "pipe", timeout: 2000 });
+      if (printed.exitCode === 0) {
+        const pid = /^\s*pid = (\d+)$/m.exec(printed.stdout.toString())?.[1];
+        return pid === undefined ? null : Number(pid);
+      }
+      // "Could not find service": no agent. A timeout, or no gui/ domain (an ssh-only session), tells nothing.
+      return /could not find service/i.test(`${printed.stdout}${printed.stderr}`) ? null : "unknown";
     } catch {
-      return null;
+      return "unknown";
     }
   },
 };
 
+/** What the machine said of each holder (one doctor run asks several checks' worth; launchctl takes up to 2 s). */
+const told = new Map<string, Starter>();
+
 /** Whether the holder runs as our service (the unit `service install` writes) or was started some other way. */
 export function starterOf(holder: DaemonHolder | null, probe: StarterProbe = systemProbe): Starter {
   if (holder === null) return "unknown";
+  if (probe !== systemProbe) return askedOf(holder, probe);
+  const key = `${holder.pid} ${holder.started_at}`;
+  const starter = told.get(key) ?? askedOf(holder, probe);
+  told.set(key, starter);
+  return starter;
+}
+
+function askedOf(holder: DaemonHolder, probe: StarterProbe): Starter {
   if (probe.platform === "linux") {
     const cgroup = probe.cgroupOf(holder.pid);
     if (cgroup === null) return "unknown";
@@ -49,7 +64,10 @@ export function starterOf(holder: DaemonHolder | null, probe: StarterProbe = sys
     if (unit === undefined) return "by hand";
     return unit.includes("/user@") ? "systemd user" : "systemd system";
   }
-  if (probe.platform === "darwin") return probe.launchdPid(probe.uid) === holder.pid ? "launchd" : "by hand";
+  if (probe.platform === "darwin") {
+    const pid = probe.launchdPid(probe.uid);
+    return pid === "unknown" ? "unknown" : pid === holder.pid ? "launchd" : "by hand";
+  }
   return "by hand";
 }
 

@@ -333,7 +333,15 @@ describe("hermes-mcp doctor", () => {
     } finally {
       await daemon.stop();
     }
-    expect((await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(freePort()) } })).stdout).not.toContain("changed after");
+    // Restarted, it reads the edited file: nothing left to say.
+    const restarted = await startTestDaemon({ home: h, env });
+    try {
+      const after = await runCli(["doctor"], { home: h, env: { ...env, BIND_PORT: String(restarted.port) } });
+      expect(after.stdout).toContain(`✔ hermes-mcp is running on this database (pid ${restarted.proc.pid}`);
+      expect(after.stdout).not.toContain("changed after");
+    } finally {
+      await restarted.stop();
+    }
   });
 });
 

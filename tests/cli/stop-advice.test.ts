@@ -1,6 +1,8 @@
 // How the owner is told to stop or restart the daemon holding a database (the service manager, or Ctrl-C / kill), and doctor's questions to that daemon.
 import { describe, expect, test } from "bun:test";
+import { portCheck } from "../../src/cli/doctor-checks.ts";
 import { askRunningDaemon, runningCodeVerdict } from "../../src/cli/doctor-running.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import {
   howToRestart,
   howToStop,
@@ -21,7 +23,7 @@ const linux = (cgroup: string | null): StarterProbe => ({
     throw new Error("launchctl is not asked on Linux");
   },
 });
-const macos = (servicePid: number | null): StarterProbe => ({
+const macos = (servicePid: number | null | "unknown"): StarterProbe => ({
   platform: "darwin",
   uid: 501,
   cgroupOf: () => {
@@ -59,6 +61,11 @@ describe("who started the daemon holding the lock", () => {
     expect(starterOf(holder, macos(999))).toBe("by hand");
     expect(starterOf(holder, macos(null))).toBe("by hand");
     expect(howToStop(holder, macos(null))).toBe("Ctrl-C in the terminal where it runs, or `kill 4242`");
+    // launchctl could not say (a timeout, an ssh session without a gui/ domain): not "by hand", which would refuse a
+    // reinstall of the agent and advise a kill launchd undoes.
+    expect(starterOf(holder, macos("unknown"))).toBe("unknown");
+    expect(keepsTheServiceFromStarting(starterOf(holder, macos("unknown")))).toBe(false);
+    expect(howToStop(holder, macos("unknown"))).toContain("if it runs as the service, `launchctl bootout gui/501/com.hermes-mcp`");
   });
 
   test("Windows has no kill: taskkill", () => {
@@ -160,5 +167,24 @@ describe("doctor asks the running daemon where it listens", () => {
     } finally {
       server.stop(true);
     }
+  });
+});
+
+describe("doctor's word on the daemon holding the database, beside BIND_HOST and BIND_PORT as this shell sees them", () => {
+  const config = loadConfig({ env: { HOME: "/nonexistent-home", BIND_PORT: "8765" }, cwd: "/" }).config;
+  const running: DaemonHolder = { pid: 4242, host: "127.0.0.1", port: 8765, started_at: 0 };
+
+  test("where they say: ✔; another port or host: ⚠ naming both; a free port (0) asked for: any port will do", async () => {
+    expect(await portCheck(config, running, { host: "127.0.0.1", port: 8765 })).toEqual({
+      ok: true,
+      title: "hermes-mcp is running on this database (pid 4242, port 8765 on 127.0.0.1)",
+    });
+    const otherPort = await portCheck(config, running, { host: "127.0.0.1", port: 9000 });
+    expect(otherPort).toMatchObject({ ok: true, warn: true });
+    expect(otherPort.detail).toStartWith("not on 127.0.0.1:9000 as BIND_HOST and BIND_PORT say here");
+    const otherHost = await portCheck(config, running, { host: "::1", port: 8765 });
+    expect(otherHost.detail).toStartWith("not on [::1]:8765 as BIND_HOST and BIND_PORT say here");
+    expect((await portCheck(config, running, { host: "127.0.0.1", port: 0 })).warn).toBeUndefined();
+    expect((await portCheck(config, running, { host: "0.0.0.0", port: 0 })).detail).toStartWith("not on 0.0.0.0:<a free port>");
   });
 });
