@@ -326,7 +326,8 @@ export class JobService {
     const runs = [...this.live.values()].map((live) => live.run).filter((run): run is Promise<void> => run !== null);
     for (const id of [...this.live.keys()]) this.stop(id, "shutdown", null);
     await Promise.race([Promise.allSettled(runs), Bun.sleep(graceMs)]);
-    const unwritten = this.options.store.jobs.held.flush(true);
+    // Nothing else waits on the database now: this last try waits out another program's lock.
+    const unwritten = this.options.store.jobs.held.flush(true, true);
     // What a restart then says of them is what it says of a crash: failed, with the restart reason.
     if (unwritten > 0) this.options.log.error("held job endings could not be written before stopping", { count: unwritten });
   }
@@ -450,7 +451,9 @@ export class JobService {
     });
     const { ending, sessionId } = outcome;
     // The answer and the session id it threads on are committed together.
-    const recordSession = label && sessionId ? () => store.sessions.put(live.principal, label, sessionId, this.now()) : undefined;
+    // Dated now, when the turn ended, even if the write is held and runs later (SessionStore.put keeps the newest).
+    const endedAt = this.now();
+    const recordSession = label && sessionId ? () => store.sessions.put(live.principal, label, sessionId, endedAt) : undefined;
     const wrote = this.finish(id, ending, recordSession);
     // Free the slot in the same tick as the ending, so whoever hears "ended" finds the next job already started.
     this.settle(id);

@@ -1,9 +1,12 @@
 // Job endings the database refused for a reason of the machine (storage-failure.ts): kept with the row they make, answered from memory, written once the database takes them.
 import type { JobRow } from "./jobs.ts";
 
-/** An ending waiting to be written: the write itself (it commits the ending, or finds the job ended by another process), and the row it makes. */
+/**
+ * An ending waiting to be written: the write itself (it commits the ending, or finds the job ended by another process;
+ * `patient`, it waits out another program's lock as any write does), and the row it makes.
+ */
 export interface HeldEnding {
-  write: () => void;
+  write: (patient: boolean) => void;
   row: Readonly<JobRow>;
 }
 
@@ -19,8 +22,9 @@ const LAST_RETRY_MS = 30_000;
 /**
  * Threat: a disk that fills (or a lock held by another program) while Hermes works. Thrown away, the gateway's answer
  * would be lost and the job would read "running" until a restart. Held, it is answered from here at once, and written
- * before this process's next write or by a timer backing off from 1 s to 30 s (a retry blocked by a lock waits the busy
- * timeout). A restart before then leaves the job failed with the restart reason, as for a crash.
+ * before this process's next write or by a timer backing off from 1 s to 30 s (a retry blocked by another program's lock
+ * fails at once rather than stall every request; the last try at shutdown waits it out). A restart before then leaves
+ * the job failed with the restart reason, as for a crash.
  */
 export class HeldEndings {
   private readonly endings = new Map<string, HeldEnding>();
@@ -38,6 +42,11 @@ export class HeldEndings {
     return this.endings.get(id)?.row;
   }
 
+  /** The rows the held endings make. */
+  *rows(): IterableIterator<Readonly<JobRow>> {
+    for (const ending of this.endings.values()) yield ending.row;
+  }
+
   /** Keeps an ending the database refused with `error`; retried from FIRST_RETRY_MS on. */
   hold(id: string, ending: HeldEnding, error: unknown): void {
     const first = this.endings.size === 0;
@@ -50,14 +59,15 @@ export class HeldEndings {
 
   /**
    * Writes every held ending, in the order held, unless the last try failed less than the backoff ago (`force` tries
-   * anyway). A failure keeps that ending and those after it; the count of endings still held is returned.
+   * anyway; `patient` waits out another program's lock: at shutdown, when nothing else waits on it). A failure keeps
+   * that ending and those after it; the count of endings still held is returned.
    */
-  flush(force = false): number {
+  flush(force = false, patient = false): number {
     if (this.endings.size === 0 || (!force && performance.now() < this.retryAt)) return this.endings.size;
     let written = 0;
     for (const [id, ending] of this.endings) {
       try {
-        ending.write();
+        ending.write(patient);
       } catch {
         this.backOff();
         return this.endings.size;

@@ -298,12 +298,14 @@ export class JobStore {
     params.push(filter.limit);
     const sql = `SELECT ${SUMMARY_COLUMNS}
       FROM jobs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`;
-    return this.withHeld(
+    const listed = this.withHeld(
       this.db
         .query(sql)
         .all(...params)
         .map((row) => SummarySchema.parse(row)),
     );
+    // A held ending no longer has the status the file matched it by.
+    return filter.status === undefined ? listed : listed.filter((job) => job.status === filter.status);
   }
 
   /**
@@ -359,14 +361,14 @@ export class JobStore {
     const current = this.get(id);
     if (!current || !isActiveStatus(current.status)) return null;
     const row: Readonly<JobRow> = Object.freeze({ ...current, ...endingColumns(end) });
-    const write = (): void => {
+    const write = (patient: boolean): void => {
       // Threat: another program holding the lock. A retry waiting out the busy timeout would stall every request for
-      // 5 s each time it ran; it fails at once instead, and the held endings back off.
-      this.db.exec("PRAGMA busy_timeout = 0");
+      // 5 s each time it ran; it fails at once instead, and the held endings back off. The last try, at shutdown, waits.
+      if (!patient) this.db.exec("PRAGMA busy_timeout = 0");
       try {
         this.finishNow(id, end, alsoRun);
       } finally {
-        this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        if (!patient) this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         this.rows.clear();
       }
     };
@@ -427,6 +429,15 @@ export class JobStore {
     this.writeUnwritten();
     const out: StatusCounts = {};
     for (const row of this.byStatusStmt.all(principal)) out[row.status as JobStatus] = row.n;
+    // A held ending counts as what it ended as: the caller was answered so, whatever the file still says.
+    for (const held of this.held.rows()) {
+      if (held.principal !== principal) continue;
+      const inFile = this.db.query<{ status: JobStatus }, [string]>("SELECT status FROM jobs WHERE id = ?").get(held.id)?.status;
+      if (inFile === undefined || inFile === held.status) continue;
+      out[inFile] = (out[inFile] ?? 1) - 1;
+      if (out[inFile] === 0) delete out[inFile];
+      out[held.status] = (out[held.status] ?? 0) + 1;
+    }
     return out;
   }
 

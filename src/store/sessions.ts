@@ -11,7 +11,8 @@ export class SessionStore {
     );
     this.putStmt = db.query(
       `INSERT INTO gateway_sessions (principal, label, gateway_session_id, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (principal, label) DO UPDATE SET gateway_session_id = excluded.gateway_session_id, updated_at = excluded.updated_at`,
+       ON CONFLICT (principal, label) DO UPDATE SET gateway_session_id = excluded.gateway_session_id, updated_at = excluded.updated_at
+       WHERE excluded.updated_at >= gateway_sessions.updated_at`,
     );
   }
 
@@ -20,6 +21,10 @@ export class SessionStore {
     return this.getStmt.get(principal, label)?.gateway_session_id ?? null;
   }
 
+  /**
+   * Records the id a turn ended on, dated when it ended: a later turn's id is never overwritten by an earlier one's
+   * written late (a job ending held while the disk was full, written after a follow-up's).
+   */
   put(principal: string, label: string, gatewaySessionId: string, at: number): void {
     this.putStmt.run(principal, label, gatewaySessionId, at);
   }

@@ -60,6 +60,7 @@ describe("job endings a full disk refuses", () => {
     expect(store.jobs.get("j1")?.status).toBe("completed");
     expect(store.jobs.pageOwned("pat:a", null, 10).map((j) => j.status)).toEqual(["completed"]);
     expect(store.jobs.list({ limit: 10 }).map((j) => j.status)).toEqual(["completed"]);
+    expect(store.jobs.list({ limit: 10, status: "running" })).toEqual([]);
     expect(other.jobs.get("j1")?.status).toBe("running");
     // The first ending wins: a cancel arriving now changes nothing.
     expect(store.jobs.finish("j1", { status: "cancelled", finishedAt: 2500, endReason: "cancelled" })).toBeNull();
@@ -104,10 +105,28 @@ describe("job endings a full disk refuses", () => {
     store.jobs.finish("theirs", bigAnswer);
     expect(store.jobs.held.size).toBe(2);
     // Still full: the reset deletes rows (no new page needed) while both endings stay held.
-    store.jobs.clearFor("pat:a");
+    // Counted as what it ended as (its caller was answered so), not as the "running" the file still says.
+    expect(store.jobs.clearFor("pat:a")).toEqual({ completed: 1 });
     expect(store.jobs.held.size).toBe(1);
     expect(store.jobs.get("mine")).toBeNull();
     expect(store.jobs.get("theirs", "pat:b")?.result).toHaveLength(200_000);
+  });
+
+  test("a held ending's session id, written late, never replaces the one a later turn on the same label recorded", () => {
+    const { store } = stores();
+    store.jobs.insert(job("first"));
+    store.jobs.insert(job("follow-up"));
+    const disk = fillDisk(store);
+    store.jobs.finish("first", bigAnswer, () => store.sessions.put("pat:a", "trip", "s-first", 2000));
+    expect(store.jobs.held.size).toBe(1);
+    disk.room();
+    // The follow-up ends later, on the id the gateway answered it with, and is written at once.
+    store.jobs.finish("follow-up", { status: "completed", finishedAt: 3000, result: "ok", endReason: "completed" }, () =>
+      store.sessions.put("pat:a", "trip", "s-follow-up", 3000),
+    );
+    expect(store.jobs.held.flush(true)).toBe(0);
+    expect(store.jobs.get("first")?.status).toBe("completed");
+    expect(store.sessions.get("pat:a", "trip")).toBe("s-follow-up");
   });
 
   test("a store nobody listens for (the CLI's) holds nothing: the refused ending throws, so the command can say nothing changed", () => {
@@ -136,6 +155,30 @@ describe("job endings a full disk refuses", () => {
     }
     expect(store.jobs.held.flush(true)).toBe(0);
     expect(other.jobs.get("locked")?.status).toBe("completed");
+  });
+
+  test("the last try at shutdown waits out another program's short lock, as any write does", async () => {
+    const { store } = stores();
+    store.jobs.insert(job("last"));
+    const disk = fillDisk(store);
+    store.jobs.finish("last", bigAnswer);
+    disk.room();
+    // Another program (another process: a lock in this one could not be let go while the write waits) holds the lock 0.5 s.
+    const path = store.db.filename;
+    const holder = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(path)}); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("ROLLBACK"); db.close(); }, 500);`,
+      ],
+      { stdout: "pipe" },
+    );
+    const reader = holder.stdout.getReader();
+    await reader.read();
+    expect(store.jobs.held.flush(true)).toBe(1);
+    expect(store.jobs.held.flush(true, true)).toBe(0);
+    expect(store.jobs.get("last")?.status).toBe("completed");
+    await holder.exited;
   });
 
   test("other errors are not held: they reach the caller", () => {
