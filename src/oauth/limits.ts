@@ -1,5 +1,6 @@
 // Abuse limits as fixed windows persisted in SQLite (so a restart does not reset a lockout): which events count and how many are allowed.
 import type { OAuthLimitStore } from "../store/oauth-limits.ts";
+import { storageFailureCode } from "../store/storage-failure.ts";
 
 export interface LimitRule {
   limit: number;
@@ -76,8 +77,10 @@ export class Limiter {
     const restarted = { windowStart: at, count: window.count };
     try {
       this.store.put(bucket, restarted);
-    } catch {
-      // doctor's store is query-only: the window reads restarted all the same.
+    } catch (error) {
+      // doctor's store is query-only (SQLITE_READONLY): the window reads restarted all the same. Anything else (a full
+      // disk in the daemon) is the caller's to tell, as for every other write here.
+      if (storageFailureCode(error)?.startsWith("SQLITE_READONLY") !== true) throw error;
     }
     return restarted;
   }

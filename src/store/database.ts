@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { describeForeign, foreignOwned } from "../file-owner.ts";
 import { MIGRATIONS } from "./migrations.ts";
-import { BUSY_TIMEOUT_MS, storageFailureOf } from "./storage-failure.ts";
+import { BUSY_TIMEOUT_MS, storageFailureCode, storageFailureOf } from "./storage-failure.ts";
 
 export interface OpenedDatabase {
   db: Database;
@@ -71,7 +71,7 @@ export function openDatabase(path: string): OpenedDatabase {
   }
 }
 
-const busyAtOnce = (error: unknown): boolean => String((error as { code?: unknown }).code ?? "").startsWith("SQLITE_BUSY");
+const busyAtOnce = (error: unknown): boolean => storageFailureCode(error)?.startsWith("SQLITE_BUSY") === true;
 
 /** Busy timeout, schema check, private folder, WAL, then migrations. */
 function prepare(db: Database, path: string, memory: boolean, fixes: string[]): void {

@@ -99,7 +99,8 @@ describe("JobService", () => {
       throw new Error("database or disk is full");
     };
     expect(() => ask(jobs)).toThrow("database or disk is full");
-    // Any request that went out before the write is closed; nothing of the job remains.
+    // The request that went out before the write is closed; nothing of the job remains.
+    expect(gateway.calls).toHaveLength(1);
     expect(gateway.calls.every((call) => call.aborted)).toBe(true);
     await Bun.sleep(0);
     expect(jobs.activeCount).toBe(0);
@@ -490,6 +491,7 @@ describe("JobService: a database that refuses writes (a full disk, a read-only f
       "hermes-mcp cannot write its database right now: its database cannot be written. Try again once its owner has fixed that.",
     );
     // Its gateway request, sent before the row was written, is closed again.
+    expect(gateway.calls).toHaveLength(1);
     expect(gateway.calls.every((call) => call.aborted)).toBe(true);
     expect(lines).toEqual([
       `cannot store a new job: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,

@@ -127,6 +127,22 @@ describe("Limiter", () => {
     expect(other.hit("c", RULE)).toBe(60);
   });
 
+  test("after a clock set back, doctor's read-only store reads the window restarted without writing it; a daemon's refused write is not hidden", () => {
+    const { limiter, clock, path } = world();
+    for (let i = 0; i < RULE.limit; i++) limiter.hit("b", RULE);
+    const store = open(path);
+    store.db.exec("PRAGMA query_only = ON");
+    const readOnly = new Limiter(store.oauth.limits, () => clock.now - 86_400_000);
+    expect(readOnly.retryAfter("b", RULE)).toBe(60);
+    // Any other failure (a full disk, a bug) reaches the caller, which says so, instead of a lockout that never ends.
+    const broken = open(dbPath()).oauth.limits;
+    broken.put("b", { windowStart: T0, count: RULE.limit });
+    broken.put = () => {
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    expect(() => new Limiter(broken, () => T0 - 86_400_000).retryAfter("b", RULE)).toThrow("database or disk is full");
+  });
+
   test("a lockout survives a restart (the counters live in the database)", () => {
     const { limiter, clock, path } = world();
     for (let i = 0; i < RULE.limit; i++) limiter.hit("b", RULE);
