@@ -255,14 +255,21 @@ export function issuerChecks(config: Config): Check[] {
           fix: "for Claude's Advanced settings run `hermes-mcp mint-client --write` (it writes OAUTH_CLIENT_ID/OAUTH_CLIENT_SECRET into the env file)",
         },
   );
-  if (!existsSync(config.paths.userEnvFile)) {
+  let envMode: number | "missing" | "unseen";
+  try {
+    envMode = statSync(config.paths.userEnvFile).mode;
+  } catch (error) {
+    // Unseen (in a folder we may not enter): loading it already warned, with whose folder it is.
+    envMode = (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unseen";
+  }
+  if (envMode === "missing") {
     checks.push({
       ok: true,
       warn: true,
       title: `no env file at ${config.paths.userEnvFile}`,
       fix: "`hermes-mcp mint-client --write` creates it (folder 0700, file 0600); keep settings there so the service unit finds them",
     });
-  } else if (statSync(config.paths.userEnvFile).mode & 0o077) {
+  } else if (envMode !== "unseen" && envMode & 0o077) {
     checks.push({ ok: false, title: `env file ${config.paths.userEnvFile} private`, fix: `chmod 600 ${config.paths.userEnvFile}` });
   }
   return checks;

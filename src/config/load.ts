@@ -1,9 +1,9 @@
 // Builds the one validated Config from the real environment, ./.env and ~/.config/hermes-mcp/env (real env wins).
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { parseDotenv } from "./dotenv.ts";
 import { expandHome } from "./home-path.ts";
-import { settingFiles, userPaths } from "./user-paths.ts";
+import { userPaths } from "./user-paths.ts";
 import { unknownVariableWarnings } from "./names.ts";
 import { overrideWarnings, type SettingSource } from "./overrides.ts";
 import { EnvSchema, isLoopbackHost, type LogLevel, type MessagingLevel, withoutCredentials } from "./schema.ts";
@@ -82,12 +82,13 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   const fromFile = (path: string): SettingSource => {
     const source: SettingSource = { label: path, values: {} };
-    if (!existsSync(path)) return source;
     try {
       const { values, badLines, repeated, verbatim } = parseDotenv(readFileSync(path, "utf8"));
       if (badLines.length > 0) warnings.push(`${path}: ignored line(s) ${badLines.join(", ")} (expected KEY=VALUE)`);
       return { ...source, values, repeated, verbatim };
     } catch (error) {
+      // Missing is no problem; a file in a folder we may not enter (a root-made one, after sudo) is, and is said.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return source;
       // Our own env file's folder is ours to mend; a project's ./.env or Hermes's folder is not: only the file is named.
       const foreign = foreignOwned([path], undefined, path === userEnvFile);
       warnings.push(
@@ -99,7 +100,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   };
   // Precedence: real environment > ./.env > ~/.config/hermes-mcp/env.
-  const cwdEnvFile = settingFiles(realEnv, cwd)[0] as string;
+  const cwdEnvFile = join(cwd, ".env");
   const userFile = fromFile(userEnvFile);
   const cwdFile = fromFile(cwdEnvFile);
   const userValues = userFile.values as Record<string, string>;

@@ -18,8 +18,3 @@ export function userPaths(env: Record<string, string | undefined> = process.env)
     hermesEnvFile: join(home, ".hermes", ".env"),
   };
 }
-
-/** The env files settings are read from, the stronger first: ./.env, then ~/.config/hermes-mcp/env (the environment beats both). */
-export function settingFiles(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string[] {
-  return [join(cwd, ".env"), userPaths(env).userEnvFile];
-}

@@ -4,7 +4,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { join } from "node:path";
 import { foreignOwned } from "../../src/file-owner.ts";
 import { databaseFiles } from "../../src/store/database.ts";
-import { baseEnv, CLI_COMMAND, databaseOf, tempHomes } from "../support/daemon.ts";
+import { baseEnv, databaseOf, tempHomes } from "../support/daemon.ts";
 
 const home = tempHomes();
 const asRoot = process.getuid?.() === 0;
@@ -76,17 +76,27 @@ describe("foreignOwned", () => {
   });
 });
 
-// The command line as that user (setpriv drops root): a HOME under /var/tmp, which every user may cross (/tmp may not be).
+// The command line as that user (setpriv drops root), bundled under /var/tmp, which every user may cross: a checkout
+// under a private folder (/tmp is 0700 on some machines, CI's clone among them) may not be.
+const canDrop = asRoot && Bun.which("setpriv") !== null;
 const dropTo = ["setpriv", `--reuid=${OWNER}`, `--regid=${OWNER}`, "--clear-groups"];
-// Only where that user can run the CLI at all: a checkout under a private folder (/tmp is 0700 on some machines) cannot.
-const canDrop =
-  asRoot &&
-  Bun.which("setpriv") !== null &&
-  Bun.spawnSync([...dropTo, ...CLI_COMMAND, "--version"], { env: { PATH: process.env.PATH ?? "" } }).exitCode === 0;
 const dropped: string[] = [];
 afterAll(() => {
   for (const path of dropped) rmSync(path, { recursive: true, force: true });
 });
+let droppedCli: string[] = [];
+if (canDrop) {
+  const bundle = mkdtempSync(join("/var/tmp", "hermes-mcp-cli-"));
+  dropped.push(bundle);
+  chmodSync(bundle, 0o755);
+  const built = await Bun.build({
+    entrypoints: [join(import.meta.dir, "..", "..", "src", "cli", "index.ts")],
+    target: "bun",
+    outdir: bundle,
+  });
+  if (!built.success) throw new Error(`could not bundle the CLI: ${built.logs.join("\n")}`);
+  droppedCli = [process.execPath, "--no-env-file", join(bundle, "index.js")];
+}
 test.skipIf(!canDrop)("token list and doctor name the root-made folder and the chown, not another HERMES_MCP_DB_PATH", async () => {
   const base = mkdtempSync(join("/var/tmp", "hermes-mcp-owner-"));
   dropped.push(base);
@@ -97,7 +107,7 @@ test.skipIf(!canDrop)("token list and doctor name the root-made folder and the c
   writeFileSync(envFile, "LOG_LEVEL=INFO\n", { mode: 0o600 });
   for (const path of [join(base, ".config"), join(base, ".config", "hermes-mcp")]) chownSync(path, OWNER, OWNER);
   const run = async (args: string[]) => {
-    const proc = Bun.spawn([...dropTo, ...CLI_COMMAND, ...args], {
+    const proc = Bun.spawn([...dropTo, ...droppedCli, ...args], {
       cwd: base,
       env: baseEnv(base, { USER: "alice", HERMES_API_KEY: "k", BIND_PORT: "1" }),
       stdout: "pipe",
@@ -125,4 +135,10 @@ test.skipIf(!canDrop)("token list and doctor name the root-made folder and the c
   expect(wal.code).toBe(1);
   expect(wal.stderr).toContain(`${databaseOf(base)}-wal belongs to root (a command run with sudo made it, probably), not to you (`);
   expect(wal.stderr).toContain("so hermes-mcp cannot make it private");
+  // The env file's folder root made private: the file inside cannot even be seen, and that is said, not "no env file".
+  chownSync(join(base, ".config", "hermes-mcp"), 0, 0);
+  chmodSync(join(base, ".config", "hermes-mcp"), 0o700);
+  const hidden = await run(["doctor"]);
+  expect(hidden.stdout).toContain(`⚠ ${envFile} could not be read: ${join(base, ".config", "hermes-mcp")} belongs to root`);
+  expect(hidden.stdout).not.toContain("no env file");
 });
