@@ -11,6 +11,7 @@ test.each([
   [1073741823, "1.0 GiB"],
   [5000 * 1048576, "4.9 GiB"],
   [77173 * 1048576, "75 GiB"],
+  [9.96 * 1024 ** 3, "10 GiB"],
   [2 * 1024 ** 4, "2048 GiB"],
 ])("%d bytes read as %s", (bytes, text) => {
   expect(sizeText(bytes)).toBe(text);

@@ -72,8 +72,7 @@ export default defineCommand({
       if (token === null) writeStdout(snippet.text);
       else {
         const tokenName = args.token as string;
-        const retry = ["hermes-mcp", "connect", client, "--token", tokenName, ...(args.name === undefined ? [] : ["--name", args.name])];
-        const undelivered = deliverNewToken(snippet.text, tokenName, retry, () =>
+        const undelivered = deliverNewToken(snippet.text, tokenName, () =>
           withStore(config.dbPath, (store) => revokePersonalToken(store, tokenName)),
         );
         if (undelivered) throw new CliExit(undelivered);

@@ -48,9 +48,9 @@ export function writeStdout(text: string): void {
  * Writes `text`, which holds the new token `name`, to stdout; null once written. Threat: a live credential that nobody
  * holds (`token create … | true`, a full disk under `> file`; a closed stdout is /dev/null to Bun, which cannot be told
  * from one asked for): when the text cannot be written, `revoke` takes the token back (which also frees its name for
- * the retry), and the message returned says so and what to run again (`retry`, every argument kept).
+ * the retry), and the message returned says so and what to run again: this very command line, every argument kept.
  */
-export function deliverNewToken(text: string, name: string, retry: string[], revoke: () => void): string | null {
+export function deliverNewToken(text: string, name: string, revoke: () => void): string | null {
   const failure = writeAll(1, text);
   if (failure === null) return null;
   const notWritten = `the new token could not be written to standard output (${failure})`;
@@ -62,7 +62,7 @@ export function deliverNewToken(text: string, name: string, retry: string[], rev
   }
   return (
     `${notWritten}, so it was revoked at once and nobody holds it. ` +
-    `Run \`${shellCommand(retry)}\` again with its output going to the terminal, a file, or a program that reads all of it.`
+    `Run \`${shellCommand(["hermes-mcp", ...process.argv.slice(2)])}\` again with its output going to the terminal, a file, or a program that reads all of it.`
   );
 }
 

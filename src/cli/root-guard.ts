@@ -40,7 +40,10 @@ export function rootVerdict(
   }
   const places = [dirname(dbPath), dirname(userEnvFile)];
   for (const place of places) {
-    const existing = nearestExisting(place);
+    // Past folders root already owns (an earlier sudo made them) to the first that is someone's: adding to a root-made
+    // folder inside a user's is the same harm.
+    let existing = nearestExisting(place);
+    while (statSync(existing).uid === 0 && dirname(existing) !== existing) existing = dirname(existing);
     const owner = { path: existing, uid: statSync(existing).uid };
     if (owner.uid === 0) continue;
     // sudo says who called it by uid too, doas only by name: a folder of a third user's is named by its uid.

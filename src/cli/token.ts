@@ -40,10 +40,7 @@ const create = defineCommand({
         );
       }
       ui.info("Send it as the header  Authorization: Bearer <token>  to /mcp.");
-      const retry = ["hermes-mcp", "token", "create", "--name", args.name, ...(messaging === "off" ? [] : ["--messaging", messaging])];
-      const undelivered = deliverNewToken(`${token}\n`, args.name, retry, () =>
-        withTokens((store) => revokePersonalToken(store, args.name)),
-      );
+      const undelivered = deliverNewToken(`${token}\n`, args.name, () => withTokens((store) => revokePersonalToken(store, args.name)));
       if (undelivered) throw new CliExit(undelivered);
     }),
 });

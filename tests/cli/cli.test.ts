@@ -563,6 +563,24 @@ describe("a reader that stops early (`| head`, `| grep -q`, `| true`)", () => {
     expect((await runCli(["token", "list"], { home: h })).stdout).toContain("kept");
   });
 
+  test.skipIf(!existsSync("/dev/full"))(
+    "a full disk under `> file` is an error saying so, and a token that could not be written is revoked",
+    async () => {
+      const h = home();
+      await createToken(h, "kept");
+      const listed = await runCli(["token", "list"], { home: h, stdoutTo: "/dev/full" });
+      expect(listed.code).toBe(1);
+      expect(listed.stderr).toContain("could not write to standard output: ENOSPC");
+      expect(listed.stderr).not.toContain("unexpected error");
+      const created = await runCli(["token", "create", "--name", "lost"], { home: h, stdoutTo: "/dev/full" });
+      expect(created.code).toBe(1);
+      expect(created.stderr).toContain("the new token could not be written to standard output (ENOSPC");
+      const names = (await runCli(["token", "list"], { home: h })).stdout;
+      expect(names).toContain("kept");
+      expect(names).not.toContain("lost");
+    },
+  );
+
   test("a new token nobody received is revoked at once, and its name is free for the retry", async () => {
     const h = home();
     const lost = await runCli(["token", "create", "--name", "ci"], { home: h, readerGone: "stdout" });

@@ -11,6 +11,11 @@ const asRoot = process.getuid?.() === 0;
 /** The user whose folders these are (the tests, as root, play both them and the sudo that went wrong). */
 const OWNER = 4242;
 
+const dropped: string[] = [];
+afterAll(() => {
+  for (const path of dropped) rmSync(path, { recursive: true, force: true });
+});
+
 /** A HOME of OWNER's holding a database folder; `rootMade` lists what root made in it (relative paths). */
 function sudoAftermath(base: string, rootMade: string[]): string {
   const db = databaseOf(base);
@@ -31,11 +36,19 @@ function sudoAftermath(base: string, rootMade: string[]): string {
 }
 
 describe("foreignOwned", () => {
-  test("nothing to say for root, or when every file of ours is ours", () => {
-    const db = databaseOf(home());
-    expect(foreignOwned(databaseFiles(db), 0)).toBeNull();
-    // The runner's own files, as the runner: the folders above HOME (/tmp, /) are never blamed.
-    if (!asRoot) expect(foreignOwned(databaseFiles(db))).toBeNull();
+  test("nothing to say for root", () => {
+    expect(foreignOwned(databaseFiles(databaseOf(home())), 0)).toBeNull();
+  });
+
+  test.skipIf(asRoot)("nothing to say when every file of ours is ours: the folders above HOME (/tmp, /) are never blamed", () => {
+    expect(foreignOwned(databaseFiles(databaseOf(home())))).toBeNull();
+  });
+
+  test.skipIf(!asRoot)("the folders above a user's HOME (root's /tmp, /var/tmp, /) are never blamed", () => {
+    const base = mkdtempSync(join("/var/tmp", "hermes-mcp-above-"));
+    dropped.push(base);
+    const db = sudoAftermath(base, []);
+    expect(foreignOwned(databaseFiles(db), OWNER)).toBeNull();
   });
 
   test.skipIf(!asRoot)("names the highest folder root made in ours, so one chown -R mends everything below it", () => {
@@ -80,10 +93,6 @@ describe("foreignOwned", () => {
 // under a private folder (/tmp is 0700 on some machines, CI's clone among them) may not be.
 const canDrop = asRoot && Bun.which("setpriv") !== null;
 const dropTo = ["setpriv", `--reuid=${OWNER}`, `--regid=${OWNER}`, "--clear-groups"];
-const dropped: string[] = [];
-afterAll(() => {
-  for (const path of dropped) rmSync(path, { recursive: true, force: true });
-});
 let droppedCli: string[] = [];
 if (canDrop) {
   const bundle = mkdtempSync(join("/var/tmp", "hermes-mcp-cli-"));

@@ -1,8 +1,9 @@
 // sudo by mistake: root on the user's own folders is refused before anything is made there; on root's own, named.
 import { describe, expect, test } from "bun:test";
-import { chownSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rootVerdict } from "../../src/cli/root-guard.ts";
+import { loginName } from "../../src/login-name.ts";
 import { runCli, tempHomes } from "../support/daemon.ts";
 
 const home = tempHomes();
@@ -31,6 +32,12 @@ describe("rootVerdict", () => {
     expect(verdict.refusal).toBe(
       `hermes-mcp is running as root on ${user.path}, which belongs to alice: what it created there would belong to root, and the hermes-mcp that alice runs could no longer open it. Nothing was changed. Run it as alice, without sudo.`,
     );
+    // An earlier sudo already made root's folders inside the user's: adding to them is refused all the same.
+    mkdirSync(join(user.path, ".local", "share", "hermes-mcp"), { recursive: true });
+    mkdirSync(join(user.path, ".config", "hermes-mcp"), { recursive: true });
+    expect(rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "alice", SUDO_UID: String(user.uid) }).refusal).toContain(
+      "which belongs to alice",
+    );
     // Someone else's folder (sudo -E from another account): named by uid. doas gives the name alone.
     expect(rootVerdict("token", 0, { HOME: user.path, SUDO_USER: "bob", SUDO_UID: "31337" }).refusal).toContain(
       `which belongs to the user with uid ${user.uid}`,
@@ -43,6 +50,17 @@ describe("rootVerdict", () => {
       `which belongs to the user with uid ${user.uid}`,
     );
   });
+
+  test.skipIf(process.getuid?.() !== 0 || loginName(65534) !== "nobody")(
+    "doas names its caller only: a folder of that user's names them",
+    () => {
+      const path = home();
+      chownSync(path, 65534, 65534);
+      expect(rootVerdict("jobs", 0, { HOME: path, DOAS_USER: "nobody" }).refusal).toContain(
+        `running as root on ${path}, which belongs to nobody: what it created there would belong to root, and the hermes-mcp that nobody runs could no longer open it. Nothing was changed. Run it as nobody, without sudo.`,
+      );
+    },
+  );
 
   test("a database path in the user's folders is refused even with root's own HOME, as the command would read it (~/ expanded)", () => {
     const user = usersFolder();

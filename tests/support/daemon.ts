@@ -65,21 +65,33 @@ export async function runCli(
     cwd?: string;
     /** A reader that stops before the command writes (`cmd | true`, `cmd 2>&1 | true`): what it had is then "". */
     readerGone?: "stdout" | "stdout and stderr";
+    /** stdout sent to this file instead of a pipe (`cmd > /dev/full`): stdout is then "". */
+    stdoutTo?: string;
   },
 ): Promise<CliResult> {
-  // The pipe's read end is closed at once; the command starts 0.3 s later, so its first write finds no reader.
-  const command = options.readerGone ? ["sh", "-c", 'sleep 0.3; exec "$@"', "sh", ...CLI_COMMAND, ...args] : [...CLI_COMMAND, ...args];
+  // A gone reader: the command waits on its stdin until the pipes' read ends are closed, so its first write finds none.
+  const gated = options.readerGone !== undefined;
+  const command = gated
+    ? ["sh", "-c", 'read _; exec "$@" < /dev/null', "sh", ...CLI_COMMAND, ...args]
+    : options.stdoutTo !== undefined
+      ? ["sh", "-c", 'out="$1"; shift; exec "$@" > "$out"', "sh", options.stdoutTo, ...CLI_COMMAND, ...args]
+      : [...CLI_COMMAND, ...args];
   const proc = Bun.spawn(command, {
     cwd: options.cwd ?? options.home,
     env: baseEnv(options.home, options.env),
-    stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
+    stdin: gated ? "pipe" : options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
-  if (options.readerGone) await proc.stdout.cancel();
-  if (options.readerGone === "stdout and stderr") await proc.stderr.cancel();
+  if (gated) {
+    await proc.stdout.cancel();
+    if (options.readerGone === "stdout and stderr") await proc.stderr.cancel();
+    const stdin = proc.stdin as import("bun").FileSink;
+    stdin.write("go\n");
+    await stdin.end();
+  }
   const [stdout, stderr, code] = await Promise.all([
-    options.readerGone ? "" : new Response(proc.stdout).text(),
+    gated || options.stdoutTo !== undefined ? "" : new Response(proc.stdout).text(),
     options.readerGone === "stdout and stderr" ? "" : new Response(proc.stderr).text(),
     proc.exited,
   ]);
