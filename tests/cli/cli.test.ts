@@ -6,18 +6,8 @@ import { dirname, join } from "node:path";
 import { addressBucket, CONSENT_BUCKET, LIMITS } from "../../src/oauth/limits.ts";
 import { openStore } from "../../src/store/index.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
-import { createToken, databaseOf, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
+import { createToken, databaseOf, freePort, ipv6Loopback, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
-
-/** Can this machine listen on IPv6 loopback (some containers have no ::1)? */
-function ipv6Loopback(): boolean {
-  try {
-    Bun.listen({ hostname: "::1", port: 0, socket: { data() {} } }).stop(true);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 let gateway: FakeGateway;
 const home = tempHomes();

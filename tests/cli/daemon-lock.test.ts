@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { baseEnv, CLI_COMMAND, createToken, freePort, runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 import { FAKE_GATEWAY_KEY, reserveClosedPort, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
 import { connectClient, structuredOf } from "../support/mcp-client.ts";
+import { until } from "../support/until.ts";
 
 let gateway: FakeGateway;
 let env: Record<string, string>;
@@ -28,13 +29,6 @@ const checkJob = async (daemon: TestDaemon, token: string, job_id: string, wait_
   const out = structuredOf(await client.callTool({ name: "hermes_check", arguments: { job_id, wait_seconds } }));
   await client.close();
   return out;
-};
-const until = async (what: string, predicate: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 10_000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
 };
 
 describe("one daemon per database", () => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_CERT, FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
+import { until } from "../support/until.ts";
 
 let gateway: FakeGateway;
 const home = tempHomes();
@@ -46,6 +47,8 @@ test("serve: a call through an untrusted gateway fails saying why; with the CA i
   try {
     const text = (await askOverHttp(untrusted.url, token)).text;
     expect(text).toContain("has a TLS certificate this machine does not trust (DEPTH_ZERO_SELF_SIGNED_CERT)");
+    // The start-up check's line: written on its own time, not before this answer.
+    await until("the start-up check's line", () => untrusted.logs().includes("its TLS certificate is not trusted here"), 5000);
     expect(untrusted.logs()).toContain("its TLS certificate is not trusted here");
   } finally {
     await untrusted.stop();

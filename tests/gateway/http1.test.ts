@@ -7,6 +7,7 @@ import { GatewayError } from "../../src/gateway/errors.ts";
 import { gatewayFetchFor, Http1Agent } from "../../src/gateway/http1.ts";
 import { MalformedAnswer } from "../../src/gateway/http1-response.ts";
 import { reserveClosedPort } from "../support/fake-gateway.ts";
+import { until } from "../support/until.ts";
 
 interface RawServer {
   url: string;
@@ -81,14 +82,6 @@ function newAgent(): Http1Agent {
   return agent;
 }
 const get = (agent: Http1Agent, url: string, signal?: AbortSignal) => agent.fetch(url, { method: "GET", headers: {}, signal });
-
-async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(5);
-  }
-}
 
 describe("against Bun.serve", () => {
   test("a POST with a JSON body, the headers and the status come back as fetch gives them", async () => {
@@ -368,10 +361,10 @@ describe("connections", () => {
     const server = serve(() => {});
     const controller = new AbortController();
     const pending = get(newAgent(), server.url, controller.signal);
-    await until(() => server.requests.length === 1);
+    await until("server.requests.length === 1", () => server.requests.length === 1, 2000, 5);
     controller.abort(new Error("caller gave up"));
     expect(await pending.catch((caught: unknown) => (caught as Error).message)).toBe("caller gave up");
-    await until(() => server.closed() === 1);
+    await until("server.closed() === 1", () => server.closed() === 1, 2000, 5);
   });
 
   test("aborting mid-body errors the body and closes the connection; an aborted signal sends nothing", async () => {
@@ -383,7 +376,7 @@ describe("connections", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("abc");
     controller.abort(new Error("stop"));
     expect(await reader.read().catch((caught: unknown) => (caught as Error).message)).toBe("stop");
-    await until(() => server.closed() === 1);
+    await until("server.closed() === 1", () => server.closed() === 1, 2000, 5);
     const error = await get(agent, server.url, controller.signal).catch((caught: unknown) => (caught as Error).message);
     expect(error).toBe("stop");
     expect(server.requests.length).toBe(1);
@@ -393,7 +386,7 @@ describe("connections", () => {
     const server = serve((socket) => socket.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"));
     const response = await get(newAgent(), server.url);
     await response.body?.cancel();
-    await until(() => server.closed() === 1);
+    await until("server.closed() === 1", () => server.closed() === 1, 2000, 5);
   });
 
   test("a CR or LF in a header value is refused before anything is sent (RFC 9110 §5.5)", async () => {
@@ -413,7 +406,7 @@ describe("connections", () => {
     expect(server.closed()).toBe(0);
     // Bun's socket timeouts tick every 4 s (uSockets' granularity): a 1 s idle time ends at a tick, up to 4 s and more
     // on a busy machine, not at 1 s.
-    await until(() => server.closed() === 1, 12_000);
+    await until("server.closed() === 1", () => server.closed() === 1, 12_000, 5);
   }, 15_000);
 
   test("close() closes every idle connection at once and says how many; the next request opens a fresh one", async () => {
@@ -424,7 +417,7 @@ describe("connections", () => {
     expect(answers).toEqual(Array(6).fill("later"));
     expect(server.opened()).toBe(6);
     expect(agent.close()).toBe(6);
-    await until(() => server.closed() === 6);
+    await until("server.closed() === 6", () => server.closed() === 6, 2000, 5);
     expect(agent.close()).toBe(0);
     expect(await (await get(agent, server.url)).text()).toBe("later");
     expect(server.opened()).toBe(7);
@@ -475,7 +468,7 @@ describe("through GatewayClient", () => {
     const client = new GatewayClient({ baseUrl: server.url, apiKey: "k", model: "hermes-agent", fetch: newAgent().fetch });
     const error = await client.chat({ prompt: "hi", timeoutMs: 200 }).catch((caught: unknown) => caught);
     expect((error as GatewayError).kind).toBe("timeout");
-    await until(() => server.closed() === 1);
+    await until("server.closed() === 1", () => server.closed() === 1, 2000, 5);
   });
 });
 

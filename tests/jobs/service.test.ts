@@ -8,6 +8,7 @@ import { cancelJob as cancelStoredJob } from "../../src/jobs/admin.ts";
 import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { until } from "../support/until.ts";
 
 /** A gateway stand-in whose calls the test finishes by hand; an aborted call rejects the way the real client does. */
 class ScriptedGateway {
@@ -496,10 +497,9 @@ describe("JobService: a database that refuses writes (a full disk, a read-only f
     expect(lines).toEqual([
       `cannot store a new job: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,
     ]);
-    await Bun.sleep(1300);
-    expect(lines).toContain(
-      `cannot delete expired jobs: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`,
-    );
+    const reaperLine = `cannot delete expired jobs: ${path} cannot be written (a read-only file, folder or filesystem); hermes-mcp keeps running and writes again once it can`;
+    await until("the reaper's line", () => lines.includes(reaperLine), 5000);
+    expect(lines).toContain(reaperLine);
     store.db.exec("PRAGMA query_only = OFF");
     jobs.submit({ principal: "pat:a", prompt: "again", sessionLabel: null, mode: "async" });
     expect(gateway.calls.at(-1)?.aborted).toBe(false);

@@ -17,6 +17,7 @@ import {
   submitConsent,
   tokenRequest,
 } from "../support/oauth-flow.ts";
+import { until } from "../support/until.ts";
 
 const APP_CALLBACK = "http://127.0.0.1:33419/callback";
 const JOB_TOOLS = ["hermes_ask", "hermes_cancel", "hermes_check", "hermes_reset"];
@@ -62,14 +63,6 @@ async function outcome(c: Client, name: string, args: Record<string, unknown> = 
     return { error: result.isError === true, text: textOf(result) };
   } catch (error) {
     return { error: true, text: (error as Error).message };
-  }
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
   }
 }
 

@@ -5,6 +5,7 @@ import { splitCommand } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/log.ts";
 import { MessagingService } from "../../src/messaging/service.ts";
 import { fakeHermes, type FakeHermes } from "../support/fake-hermes.ts";
+import { until } from "../support/until.ts";
 
 const fakes: FakeHermes[] = [];
 const services: MessagingService[] = [];
@@ -35,14 +36,6 @@ function setup(backoff = { baseMs: 100, maxMs: 400, maxFailures: 3 }) {
   services.push(service);
   return { fake, service, lines };
 }
-
-const until = async (what: string, check: () => boolean, ms = 10_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-};
 
 const never = new AbortController().signal;
 

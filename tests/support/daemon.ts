@@ -18,6 +18,16 @@ export function freePort(): number {
   return port;
 }
 
+/** Can this machine listen on IPv6 loopback (some containers have no ::1)? */
+export function ipv6Loopback(): boolean {
+  try {
+    Bun.listen({ hostname: "::1", port: 0, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A fresh throwaway HOME per call; every one is removed after the calling file's tests. */
 export function tempHomes(): () => string {
   const homes: string[] = [];
