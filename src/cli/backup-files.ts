@@ -29,7 +29,13 @@ export function backupTarget(arg: string, now = new Date()): string {
 export function backupToRestore(arg: string): string {
   const path = named(arg, "backup file to restore");
   if (!isFolder(path)) return path;
-  const newest = readdirSync(path)
+  let names: string[] = [];
+  try {
+    names = readdirSync(path);
+  } catch {
+    // A folder we may not read: it is still a folder, and that is what is refused.
+  }
+  const newest = names
     .filter((name) => DATED.test(name))
     .sort()
     .at(-1);

@@ -65,18 +65,28 @@ export function openStoreOrExit(path: string): Store {
 type OwnerFacingError = abstract new (...args: never[]) => Error;
 
 /**
- * Runs `body` on the database at `dbPath` and closes it; an error of one of the `expected` classes ends the command with
- * its message (exit 1), anything else stays a bug.
+ * Runs `body` on the database at `dbPath` and closes it once the body has finished (settled, for one that awaits: a
+ * password's hashing); an error of one of the `expected` classes ends the command with its message (exit 1), anything
+ * else stays a bug.
  */
 export function withStore<T>(dbPath: string, body: (store: Store) => T, expected: readonly OwnerFacingError[] = []): T {
   const store = openStoreOrExit(dbPath);
+  let result: T;
   try {
-    return body(store);
+    result = body(store);
   } catch (error) {
-    throw asCliExit(error, expected, dbPath);
-  } finally {
     store.close();
+    throw asCliExit(error, expected, dbPath);
   }
+  if (!(result instanceof Promise)) {
+    store.close();
+    return result;
+  }
+  return result
+    .catch((error: unknown) => {
+      throw asCliExit(error, expected, dbPath);
+    })
+    .finally(() => store.close()) as T;
 }
 
 /**

@@ -1,7 +1,7 @@
 // `hermes-mcp set-password`: the owner's password for approving dynamic clients (prompted twice on a terminal, one line from stdin otherwise).
 import { defineCommand } from "citty";
 import { MIN_PASSWORD_LENGTH, PasswordError, setConsentPassword } from "../oauth/password.ts";
-import { asCliExit, CliExit, guarded, loadConfigOrExit, openStoreOrExit, ui } from "./common.ts";
+import { CliExit, guarded, loadConfigOrExit, ui, withStore } from "./common.ts";
 import { openHiddenInput } from "./hidden-input.ts";
 
 const MAX_LINE_BYTES = 4096;
@@ -41,15 +41,7 @@ export default defineCommand({
         password = await readFirstLine();
         if (password === "") throw new CliExit("no password on standard input (expected one line)");
       }
-      const store = openStoreOrExit(config.dbPath);
-      try {
-        await setConsentPassword(store, password);
-      } catch (error) {
-        // Awaited, so not through withStore (which closes the database when its body returns).
-        throw asCliExit(error, [PasswordError], config.dbPath);
-      } finally {
-        store.close();
-      }
+      await withStore(config.dbPath, (store) => setConsentPassword(store, password), [PasswordError]);
       ui.success("Password set (stored as an argon2id hash). Apps that register themselves now get an approval page asking for it.");
       if (!config.oauth.dynamicClients)
         ui.warn("OAUTH_DYNAMIC_CLIENTS=false: dynamic registration and client metadata documents stay off until you remove it.");
