@@ -102,7 +102,7 @@ function serveOn(
         maxRetries: config.gateway.retries,
       })
     : null;
-  const storageAlarm = new StorageAlarm(log, config.dbPath);
+  const storageAlarm = new StorageAlarm(log, config.dbPath, Date.now, store.lockWait);
   const jobs = new JobService({
     store,
     storageAlarm,

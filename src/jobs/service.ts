@@ -90,7 +90,7 @@ export class JobService {
   constructor(private readonly options: JobServiceOptions) {
     this.queue = new JobQueue(options.limits.maxConcurrent, options.limits.maxQueued);
     this.now = options.now ?? Date.now;
-    this.storageAlarm = options.storageAlarm ?? new StorageAlarm(options.log, options.store.path);
+    this.storageAlarm = options.storageAlarm ?? new StorageAlarm(options.log, options.store.path, Date.now, options.store.lockWait);
     options.store.jobs.held.listener = {
       held: (error) => {
         this.storageAlarm.report(error, "write a job's ending (its answer is kept in memory meanwhile)");

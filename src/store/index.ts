@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { dataVersionAtMostEveryMs } from "./commit-probe.ts";
 import { inspectDatabase, openDatabase } from "./database.ts";
 import { JobStore } from "./jobs.ts";
+import { LockWait } from "./lock-wait.ts";
 import { OAuthStore } from "./oauth-store.ts";
 import { PersonalTokenStore } from "./personal-tokens.ts";
 import { SessionStore } from "./sessions.ts";
@@ -23,6 +24,8 @@ export interface Store {
    * moment where a wait follows anyway (that job's gateway request is on the wire), so the fsync is in nobody's answer.
    */
   checkpointIfDue(): void;
+  /** How long writes wait for another program's lock: not at all while one that outlasted the busy timeout lasts. */
+  lockWait: LockWait;
   /** Permission fixes made while opening. */
   fixes: string[];
   close(): void;
@@ -53,7 +56,9 @@ function storeOn(db: Database, fixes: string[], path: string): Store {
   const versionStmt = db.query<{ data_version: number }, []>("PRAGMA data_version");
   const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
   const dataVersion = dataVersionAtMostEveryMs(() => versionStmt.get()?.data_version ?? 0);
-  const jobs = new JobStore(db, dataVersion);
+  // Once a lock that outlasted the busy timeout is gone, the endings held meanwhile are written at once.
+  const lockWait = new LockWait(db, () => jobs.held.flush(true));
+  const jobs = new JobStore(db, dataVersion, lockWait);
   let jobsSinceCheckpoint = 0;
   let closed = false;
   return {
@@ -64,6 +69,7 @@ function storeOn(db: Database, fixes: string[], path: string): Store {
     personalTokens: new PersonalTokenStore(db),
     oauth: new OAuthStore(db),
     dataVersion,
+    lockWait,
     checkpointIfDue: () => {
       if (closed || ++jobsSinceCheckpoint < CHECKPOINT_EVERY_JOBS) return;
       jobsSinceCheckpoint = 0;
@@ -76,6 +82,7 @@ function storeOn(db: Database, fixes: string[], path: string): Store {
       jobs.writeUnwritten();
       jobs.held.flush(true);
       jobs.held.forget(() => true);
+      lockWait.close();
       closed = true;
       db.close();
     },

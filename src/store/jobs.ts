@@ -2,7 +2,8 @@
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { HeldEndings } from "./held-endings.ts";
-import { BUSY_TIMEOUT_MS, storageFailureCode } from "./storage-failure.ts";
+import { LockWait } from "./lock-wait.ts";
+import { storageFailureCode } from "./storage-failure.ts";
 
 export const JOB_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -144,11 +145,15 @@ export class JobStore {
   /** Endings the database refused for a reason of the machine: answered from here until written (held-endings.ts). */
   readonly held = new HeldEndings();
 
-  /** `dataVersion` is the store's data_version, at most 1 ms old (commit-probe.ts); by default it asks SQLite each time. */
+  /**
+   * `dataVersion` is the store's data_version, at most 1 ms old (commit-probe.ts); by default it asks SQLite each time.
+   * `lockWait` is the store's: how long a write waits for another program's lock (lock-wait.ts).
+   */
   constructor(
     private readonly db: Database,
     private readonly dataVersion: () => number = () =>
       db.query<{ data_version: number }, []>("PRAGMA data_version").get()?.data_version ?? 0,
+    private readonly lockWait: LockWait = new LockWait(db),
   ) {
     this.insertStmt = db.query(
       `INSERT INTO jobs (id, principal, mode, status, prompt_chars, session_label, created_at, started_at, task_ttl_ms)
@@ -364,11 +369,10 @@ export class JobStore {
     const write = (patient: boolean): void => {
       // Threat: another program holding the lock. A retry waiting out the busy timeout would stall every request for
       // 5 s each time it ran; it fails at once instead, and the held endings back off. The last try, at shutdown, waits.
-      if (!patient) this.db.exec("PRAGMA busy_timeout = 0");
       try {
-        this.finishNow(id, end, alsoRun);
+        const finish = () => this.finishNow(id, end, alsoRun);
+        patient ? this.lockWait.patiently(finish) : this.lockWait.atOnce(finish);
       } finally {
-        if (!patient) this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         this.rows.clear();
       }
     };

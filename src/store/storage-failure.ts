@@ -3,6 +3,7 @@ import { statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { elapsedSince } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { LockWait } from "./lock-wait.ts";
 
 /** How long a write waits for a lock another process holds (PRAGMA busy_timeout) before SQLite gives up. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -67,7 +68,8 @@ const REPEAT_EVERY_MS = 10_000;
 
 /**
  * Logs storage failures for the owner: the first of each kind at once, then one line per REPEAT_EVERY_MS with how many
- * failed meanwhile. Every layer that writes reports here, so one full disk gives one readable line, not one per request.
+ * failed meanwhile. Every layer that writes reports here, so one full disk gives one readable line, not one per request;
+ * and a lock that outlasted the busy timeout makes the next writes fail at once (`lockWait`, lock-wait.ts).
  */
 export class StorageAlarm {
   private readonly last = new Map<string, { at: number; since: number }>();
@@ -76,12 +78,17 @@ export class StorageAlarm {
     private readonly log: Logger,
     private readonly dbPath: string,
     private readonly now: () => number = Date.now,
+    private readonly lockWait: Pick<LockWait, "ranOut"> | null = null,
   ) {}
 
   /** The failure `error` is (logged, at most once per REPEAT_EVERY_MS for each kind and thing refused), or null when it is no storage failure. */
   report(error: unknown, doing: string): StorageFailure | null {
     const failure = storageFailureOf(error, this.dbPath);
     if (!failure) return null;
+    if (failure.code.startsWith("SQLITE_BUSY"))
+      this.lockWait?.ranOut(() =>
+        this.log.info(`the lock another program held on ${this.dbPath} is gone; hermes-mcp writes its database again`),
+      );
     const at = this.now();
     // Per kind and per thing refused: a full disk that refuses a new job and then an answer is told twice.
     const key = `${failure.code} ${doing}`;

@@ -21,10 +21,14 @@ interface Beside {
 }
 
 /** A daemon on a fresh home with a token, beside another program's connection to its database; both closed after. */
-async function besideAnotherProgram(tokenName: string, body: (beside: Beside) => Promise<void>): Promise<void> {
+async function besideAnotherProgram(
+  tokenName: string,
+  body: (beside: Beside) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<void> {
   const h = home();
   const token = await createToken(h, tokenName, settings());
-  const daemon = await startTestDaemon({ home: h, env: settings() });
+  const daemon = await startTestDaemon({ home: h, env: { ...settings(), ...env } });
   const other = new Database(databaseOf(h));
   let exit: number;
   try {
@@ -110,3 +114,62 @@ test("a CLI command whose write the database refuses says so, what to do, and th
     other.close();
   }
 }, 20_000);
+
+/** The job id an async hermes_ask answered with. */
+function jobIdOf(answer: { text: string }): string {
+  const id = /\\"job_id\\":\\"([^\\"]+)\\"/.exec(answer.text)?.[1];
+  if (!id) throw new Error(`no job id in ${answer.text}`);
+  return id;
+}
+
+test(
+  "a lock held for long: only the first write waits it out, the next ones are refused at once until it goes, then short locks are waited out again",
+  () =>
+    besideAnotherProgram(
+      "queue",
+      async ({ h, token, daemon, other }) => {
+        expect((await askOverHttp(daemon.url, token, "warm")).text).toContain("echo: warm");
+        const submit = async (prompt: string) => jobIdOf(await callOverHttp(daemon.url, token, "hermes_ask", { prompt, async_mode: true }));
+        const check = async (id: string) => (await callOverHttp(daemon.url, token, "hermes_check", { job_id: id })).text;
+        // One job at a time: the first runs at the gateway, the other two wait in line behind it.
+        const first = await submit("first [[delay:1000]]");
+        const queued = [await submit("second"), await submit("third")];
+        other.exec("BEGIN IMMEDIATE");
+        const locked = performance.now();
+        // The first job's ending waits the whole 5 s for the lock and is held; the queued jobs' starts then fail at once.
+        // (Before, each start and each ending waited 5 s of its own, one after another: 25 s in which nothing answered.)
+        for (const id of queued) await until(`${id} refused`, async () => (await check(id)).includes('\\"status\\":\\"failed\\"'), 12_000);
+        expect(performance.now() - locked).toBeLessThan(10_000);
+        expect(await check(queued[1] as string)).toContain(
+          "its database is locked by another program. Try again once its owner has fixed that. The job was not started.",
+        );
+        expect(await check(first)).toContain("echo: first");
+        // A new job is refused at once too, while the lock lasts.
+        const refusedAt = performance.now();
+        const refused = await callOverHttp(daemon.url, token, "hermes_ask", { prompt: "during", async_mode: true });
+        expect(refused.text).toContain("its database is locked by another program");
+        expect(performance.now() - refusedAt).toBeLessThan(2000);
+        other.exec("ROLLBACK");
+        const gone = `the lock another program held on ${databaseOf(h)} is gone; hermes-mcp writes its database again`;
+        await until(gone, () => daemon.logs().includes(gone), 5000);
+        // What was held meanwhile is in the file.
+        const statusOf = (id: string) => other.query<{ status: string }, [string]>("SELECT status FROM jobs WHERE id = ?").get(id)?.status;
+        await until(
+          "the held endings in the file",
+          () => statusOf(first) === "completed" && queued.every((id) => statusOf(id) === "failed"),
+          5000,
+        );
+        // Writes wait out a short lock again (a CLI's commit) instead of failing.
+        other.exec("BEGIN IMMEDIATE");
+        const release = setTimeout(() => other.exec("ROLLBACK"), 600);
+        try {
+          expect(await submit("after a short lock")).toBeString();
+        } finally {
+          clearTimeout(release);
+          if (other.inTransaction) other.exec("ROLLBACK");
+        }
+      },
+      { HERMES_MCP_MAX_CONCURRENT_JOBS: "1" },
+    ),
+  45_000,
+);

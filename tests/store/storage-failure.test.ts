@@ -7,6 +7,8 @@ import { diskRoomCheck } from "../../src/cli/doctor-checks.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { failureResponse } from "../../src/http/failure-response.ts";
 import type { Logger, LogFields } from "../../src/log.ts";
+import { until } from "../support/until.ts";
+import { LockWait } from "../../src/store/lock-wait.ts";
 import { publicStorageMessage, StorageAlarm, startRefusal, storageFailureCode, storageFailureOf } from "../../src/store/storage-failure.ts";
 
 const cleanups: (() => void)[] = [];
@@ -122,6 +124,33 @@ describe("storageFailureOf", () => {
 });
 
 describe("StorageAlarm", () => {
+  test("a lock's refusal makes writes fail at once until it is gone, then the owner hears so once; other failures change nothing", async () => {
+    const path = tempFile();
+    const ours = new Database(path, { create: true });
+    ours.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000");
+    const other = new Database(path);
+    const wait = new LockWait(ours, () => {}, 50);
+    cleanups.push(() => {
+      wait.close();
+      other.close();
+      ours.close();
+    });
+    const { log, lines } = captureLog();
+    const alarm = new StorageAlarm(log, path, Date.now, wait);
+    alarm.report(fullDiskError(), "store a new job");
+    expect(wait.patient).toBe(true);
+    other.exec("BEGIN IMMEDIATE");
+    const locked = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    alarm.report(locked, "store a new job");
+    alarm.report(locked, "start a queued job");
+    expect(wait.patient).toBe(false);
+    other.exec("ROLLBACK");
+    await until("the lock seen gone", () => wait.patient, 2000);
+    expect(lines.filter((line) => line.message.includes("is gone")).map((line) => line.message)).toEqual([
+      `the lock another program held on ${path} is gone; hermes-mcp writes its database again`,
+    ]);
+  });
+
   test("one line per kind and thing refused every 10 s, then how many were refused meanwhile; other errors are left to the caller", () => {
     let now = 0;
     const { log, lines } = captureLog();
