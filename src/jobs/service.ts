@@ -257,13 +257,13 @@ export class JobService {
    */
   reset(owner: string): ResetSummary {
     const { store, log } = this.options;
-    const byStatus = store.jobs.countByStatus(owner);
     const active = [...this.live].filter(([, live]) => live.principal === owner).map(([id]) => id);
-    for (const id of active) {
-      this.finish(id, this.stopEnding("reset", "async"));
-      this.abortLive(id);
-    }
-    store.jobs.clearFor(owner);
+    // One write ends the active jobs and deletes them all: refused (a full disk, a lock), it throws before anything
+    // was stopped, so the caller's "cannot write" is the whole truth.
+    const end = { ...this.stopEnding("reset", "async"), finishedAt: this.now() };
+    const { counts: byStatus, ended } = store.jobs.clearFor(owner, { ids: active, end });
+    for (const row of ended) this.announceEnding(row.id, () => row);
+    for (const id of active) this.abortLive(id);
     const cleared = Object.values(byStatus).reduce((a, b) => a + b, 0);
     log.info("jobs reset", { cleared, aborted: active.length });
     return { cleared, by_status: byStatus };
@@ -343,13 +343,17 @@ export class JobService {
   private finish(id: string, ending: Ending, alsoRun?: () => void): boolean {
     const { store } = this.options;
     const ended = store.jobs.finish(id, { ...ending, finishedAt: this.now() }, alsoRun);
-    const live = this.live.get(id);
-    if (live && !live.ended) {
-      live.ended = true;
-      // The row as this ending left it or, when another ending won (a CLI cancel), as that one did.
-      if (this.events.has(id)) this.events.emit(id, { type: "ended", job: ended ?? store.jobs.get(id) });
-    }
+    // The row as this ending left it or, when another ending won (a CLI cancel), as that one did.
+    this.announceEnding(id, () => ended ?? store.jobs.get(id));
     return ended !== null;
+  }
+
+  /** Marks a live job ended and tells whoever waits on it, once; `row` is read only when someone listens. */
+  private announceEnding(id: string, row: () => JobRow | null): void {
+    const live = this.live.get(id);
+    if (!live || live.ended) return;
+    live.ended = true;
+    if (this.events.has(id)) this.events.emit(id, { type: "ended", job: row() });
   }
 
   private stopEnding(reason: StopReason, mode: "sync" | "async"): Ending {

@@ -445,19 +445,36 @@ export class JobStore {
     return out;
   }
 
-  /** Deletes every job of `principal` (no one else's); returns how many there were, by status. */
-  clearFor(principal: string): StatusCounts {
-    const counts = this.wrote(() =>
-      this.db.transaction(() => {
-        const counts = this.countByStatus(principal);
-        this.tally = null;
-        this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
-        return counts;
-      })(),
+  /**
+   * Deletes every job of `principal` (no one else's), first ending those of `stopping` still active as `end`: one
+   * write, so a refused one (a full disk, a lock) changed nothing. Returns how many there were, by status as they
+   * stood before, and the rows the ending made (for whoever waits on those jobs).
+   */
+  clearFor(
+    principal: string,
+    stopping: { ids: readonly string[]; end: JobEnd } | null = null,
+  ): { counts: StatusCounts; ended: Readonly<JobRow>[] } {
+    // Immediate: it reads, then writes. A deferred transaction that has read is refused SQLite's lock at once, without
+    // waiting out another connection's short commit (the busy handler only runs for a connection holding no transaction).
+    const cleared = this.wrote(() =>
+      this.db
+        .transaction(() => {
+          const counts = this.countByStatus(principal);
+          const ended: Readonly<JobRow>[] = [];
+          for (const id of stopping?.ids ?? []) {
+            if (this.get(id, principal) === null) continue;
+            const row = this.finishNow(id, stopping?.end as JobEnd);
+            if (row) ended.push(row);
+          }
+          this.tally = null;
+          this.db.query("DELETE FROM jobs WHERE principal = ?").run(principal);
+          return { counts, ended };
+        })
+        .immediate(),
     );
     // Their held endings have no row left to write to.
     this.held.forget((row) => row.principal === principal);
-    return counts;
+    return cleared;
   }
 
   /** Ids of the jobs the database says are pending or running. */

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import { cancelJob as cancelStoredJob } from "../../src/jobs/admin.ts";
 import { JobRefusedError, JobService } from "../../src/jobs/service.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
+import { lockedForAWhile } from "../support/lock-holder.ts";
 import { until } from "../support/until.ts";
 
 /** A gateway stand-in whose calls the test finishes by hand; an aborted call rejects the way the real client does. */
@@ -305,6 +307,31 @@ describe("JobService", () => {
     expect((await waiter)?.status).toBe("cancelled");
     expect(jobs.view(running.id, null).status).toBe("unknown");
     expect(gateway.calls.length).toBe(2);
+  });
+
+  test("a reset the database refuses stops nothing: the caller hears why and the running job goes on", async () => {
+    const { jobs, gateway, store, path } = setup();
+    const running = ask(jobs);
+    const other = new Database(path);
+    cleanups.push(() => other.close());
+    other.exec("BEGIN IMMEDIATE");
+    // As after a write that waited the whole busy timeout: this one fails at once.
+    store.lockWait.ranOut();
+    expect(() => jobs.reset("pat:test")).toThrow(/locked/);
+    other.exec("ROLLBACK");
+    expect(gateway.calls[0]?.aborted).toBe(false);
+    expect(jobs.view(running.id, null).status).toBe("running");
+    gateway.calls[0]?.resolve({ text: "kept", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(running.id, null, 1000)).toMatchObject({ status: "completed", result: "kept" });
+  });
+
+  test("a reset waits out another connection's short commit instead of failing at once", async () => {
+    const { jobs, gateway, path } = setup();
+    const done = ask(jobs);
+    gateway.calls[0]?.resolve({ text: "x", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(done.id, null, 1000);
+    cleanups.push(await lockedForAWhile(path, 300));
+    expect(jobs.reset("pat:test")).toEqual({ cleared: 1, by_status: { completed: 1 } });
   });
 
   test("progress shows tool events and answer length while running", async () => {

@@ -170,7 +170,7 @@ describe("JobStore", () => {
     store.jobs.insert(job("active"));
     expect(store.jobs.reapFinishedBefore(1500)).toBe(1);
     expect(store.jobs.get("old")).toBeNull();
-    expect(store.jobs.clearFor("p")).toEqual({ failed: 1, pending: 1 });
+    expect(store.jobs.clearFor("p").counts).toEqual({ failed: 1, pending: 1 });
     expect(store.jobs.counts("p")).toEqual({ total: 0, mine: 0 });
     store.close();
   });

@@ -106,7 +106,7 @@ describe("job endings a full disk refuses", () => {
     expect(store.jobs.held.size).toBe(2);
     // Still full: the reset deletes rows (no new page needed) while both endings stay held.
     // Counted as what it ended as (its caller was answered so), not as the "running" the file still says.
-    expect(store.jobs.clearFor("pat:a")).toEqual({ completed: 1 });
+    expect(store.jobs.clearFor("pat:a").counts).toEqual({ completed: 1 });
     expect(store.jobs.held.size).toBe(1);
     expect(store.jobs.get("mine")).toBeNull();
     expect(store.jobs.get("theirs", "pat:b")?.result).toHaveLength(200_000);

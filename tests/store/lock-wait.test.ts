@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LockWait } from "../../src/store/lock-wait.ts";
 import { BUSY_TIMEOUT_MS } from "../../src/store/storage-failure.ts";
+import { lockedForAWhile } from "../support/lock-holder.ts";
 import { until } from "../support/until.ts";
 
 const cleanups: (() => void)[] = [];
@@ -26,29 +27,6 @@ function twoConnections(): { ours: Database; other: Database } {
 }
 
 const busyTimeoutOf = (db: Database): number => db.query<{ timeout: number }, []>("PRAGMA busy_timeout").get()?.timeout ?? Number.NaN;
-
-/**
- * Another connection on its own thread takes the lock and lets go `ms` later (this thread is blocked inside SQLite's
- * wait meanwhile, so it could not let go itself); resolves once the lock is held.
- */
-async function lockedForAWhile(path: string, ms: number): Promise<void> {
-  const source = `import { Database } from "bun:sqlite";
-    self.onmessage = async () => {
-      const db = new Database(${JSON.stringify(path)});
-      db.exec("BEGIN IMMEDIATE");
-      postMessage("held");
-      await Bun.sleep(${ms});
-      db.exec("ROLLBACK");
-      db.close();
-    };`;
-  const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
-  cleanups.push(() => worker.terminate());
-  const held = new Promise<void>((resolve) => {
-    worker.onmessage = () => resolve();
-  });
-  worker.postMessage("go");
-  await held;
-}
 
 /** How long `write` took before it threw, in ms (it must throw). */
 function msUntilRefused(write: () => void): number {
@@ -80,7 +58,7 @@ test("after a lock ran out the timeout, writes fail at once; once it is gone the
   // The probe wrote nothing.
   expect(other.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 0 });
   // A short lock is waited out again.
-  await lockedForAWhile(ours.filename, 300);
+  cleanups.push(await lockedForAWhile(ours.filename, 300));
   const started = performance.now();
   insert();
   expect(performance.now() - started).toBeGreaterThan(100);
@@ -100,7 +78,7 @@ test("atOnce fails at once on a held lock and leaves the wait as it was; patient
   expect(busyTimeoutOf(ours)).toBe(0);
   other.exec("ROLLBACK");
   // Another holder lets go 300 ms later: the patient write, still under ranOut, waits for it.
-  await lockedForAWhile(ours.filename, 300);
+  cleanups.push(await lockedForAWhile(ours.filename, 300));
   const started = performance.now();
   wait.patiently(insert);
   expect(performance.now() - started).toBeGreaterThan(100);
