@@ -1,6 +1,18 @@
 // Backups of the database: a consistent copy taken while serve runs, and putting one back while it does not.
 import type { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { dirname, resolve } from "node:path";
 import { acquireDaemonLock } from "./daemon-lock.ts";
 import { openDatabase, openForReading, SchemaRefusal, StoreError } from "./database.ts";
@@ -117,7 +129,7 @@ export function contentsOf(file: string): BackupContents {
 export function restoreDatabase(dbPath: string, file: string, now = new Date()): { contents: BackupContents; aside: string | null } {
   if (resolve(file) === resolve(dbPath)) throw new StoreError(`${file} is the database itself: name a backup file`);
   const contents = contentsOf(file);
-  const lock = acquireDaemonLock(dbPath, "restore");
+  const lock = acquireDaemonLock(dbPath, "restore", "restore");
   try {
     const aside = existsSync(dbPath) ? asideName(dbPath, now) : null;
     const incoming = upgradedCopy(file, `${dbPath}.restoring`);
@@ -146,6 +158,13 @@ function asideName(dbPath: string, now: Date): string {
     if (error instanceof SchemaRefusal && error.kind === "foreign")
       throw new StoreError(`${dbPath} ${error.problem}: set HERMES_MCP_DB_PATH to hermes-mcp's database, or to a new file to restore into`);
   }
+  // Threat: a write lost without a word. A -wal file our read-write close left means another connection still has the
+  // database open (SQLite removes it when the last one closes); what that program writes next would land in the file
+  // moved aside, not in the restored one.
+  if (existsSync(`${dbPath}-wal`) && writableByUs(dbPath))
+    throw new StoreError(
+      `another program has ${dbPath} open (an sqlite3 shell, or a hermes-mcp command still running): close it, then restore`,
+    );
   const aside = `${dbPath}.before-restore-${fileStamp(now)}`;
   if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
   return aside;
@@ -165,6 +184,16 @@ function upgradedCopy(file: string, target: string): string {
   } catch (error) {
     for (const path of leftovers) rmSync(path, { force: true });
     throw new StoreError(`the backup ${file} could not be made ready (${(error as Error).message}): use another backup`);
+  }
+}
+
+/** Whether this user may write the file (a read-only connection leaves the -wal file behind whoever else reads). */
+function writableByUs(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -50,8 +50,11 @@ const holderPath = (dbPath: string): string => `${dbPath}.lock.json`;
 /** A `doctor` probing the lock holds it for microseconds: wait that out rather than refuse to start. */
 const ACQUIRE_WAIT_MS = 1000;
 
-/** Takes the lock for `dbPath`, or throws DaemonLockedError naming the daemon that holds it. Nothing else is touched first. */
-export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
+/**
+ * Takes the lock for `dbPath`, or throws DaemonLockedError naming the daemon that holds it. Nothing else is touched
+ * first. `doing` words a refusal of the disk under it (serve's start, or a restore).
+ */
+export function acquireDaemonLock(dbPath: string, host: string, doing: "start" | "restore" = "start"): DaemonLock {
   if (dbPath === ":memory:") return { setAddress() {}, release() {} };
   try {
     // Created private if missing; an existing folder's mode is checked (and reported) when the store opens.
@@ -75,7 +78,7 @@ export function acquireDaemonLock(dbPath: string, host: string): DaemonLock {
   } catch (error) {
     db.close();
     if (isBusy(error)) throw new DaemonLockedError(readHolder(dbPath));
-    throw new StoreError(startRefusal(error, dbPath) ?? `cannot lock ${lockPath(dbPath)}: ${(error as Error).message}`);
+    throw new StoreError(startRefusal(error, dbPath, doing) ?? `cannot lock ${lockPath(dbPath)}: ${(error as Error).message}`);
   }
   held.add(db);
   let holder: DaemonHolder = { pid: process.pid, host, port: null, started_at: Date.now() };

@@ -112,10 +112,14 @@ export function publicStorageMessage(failure: StorageFailure): string {
   return `hermes-mcp cannot write its database right now: ${failure.publicReason}. Try again once its owner has fixed that.`;
 }
 
-/** A start-up failure said as what stopped it and what to do, or null when `error` is no storage failure. */
-export function startRefusal(error: unknown, dbPath: string): string | null {
+/**
+ * A failure to begin (`serve` starting, or a `restore`) said as what stopped it and what to do, or null when `error` is
+ * no storage failure.
+ */
+export function startRefusal(error: unknown, dbPath: string, doing: "start" | "restore" = "start"): string | null {
   const failure = storageFailureOf(error, dbPath);
-  return failure && `cannot start: ${failure.problem} — ${failure.fix}, then start hermes-mcp again`;
+  const again = doing === "start" ? "start hermes-mcp again" : "run the restore again";
+  return failure && `cannot ${doing}: ${failure.problem} — ${failure.fix}, then ${again}`;
 }
 
 /** Below this, the disk holding the database counts as full: SQLite needs room for its pages, its WAL and its -shm. */

@@ -135,6 +135,30 @@ test("restore refuses what is no hermes-mcp backup and changes nothing; a damage
   expect(readFileSync(join(folderOf(h), aside as string), "utf8")).toStartWith("damaged");
 });
 
+test("restore refuses while another program has the database open (its next write would land in the file moved aside)", async () => {
+  const h = home();
+  await createToken(h, "mine", env());
+  const backup = join(h, "b.db");
+  expect((await runCli(["backup", backup], { home: h, env: env() })).code).toBe(0);
+  // An sqlite3 shell left open on the database, idle.
+  const shell = new Database(databaseOf(h));
+  shell.query("SELECT count(*) FROM jobs").get();
+  const original = readFileSync(databaseOf(h));
+  try {
+    const refused = await runCli(["restore", backup], { home: h, env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `another program has ${databaseOf(h)} open (an sqlite3 shell, or a hermes-mcp command still running): close it, then restore; nothing was changed`,
+    );
+    expect(readFileSync(databaseOf(h)).equals(original)).toBe(true);
+    expect(readdirSync(folderOf(h)).filter((n) => /before-restore|restoring/.test(n))).toEqual([]);
+  } finally {
+    shell.close();
+  }
+  // Closed, it goes ahead.
+  expect((await runCli(["restore", backup], { home: h, env: env() })).code).toBe(0);
+});
+
 test("backup says what is wrong and writes nothing: no database yet, a folder that does not exist", async () => {
   const h = home();
   const none = await runCli(["backup", "b.db"], { home: h, env: env() });

@@ -115,11 +115,15 @@ describe("storageFailureOf", () => {
     expect(storageFailureCode(lockedError())).toBe("SQLITE_BUSY");
   });
 
-  test("a start-up failure says it could not start and how to", () => {
+  test("a start-up (or restore) failure says it could not start (or restore) and how to", () => {
     expect(startRefusal(fullDiskError(), "/srv/db")).toBe(
       "cannot start: the disk holding /srv/db is full — free some space on it (`df -h` shows how much is left), then start hermes-mcp again",
     );
     expect(startRefusal(new Error("other"), "/srv/db")).toBeNull();
+    // A restore refused by the disk is no start.
+    expect(startRefusal(fullDiskError(), "/srv/db", "restore")).toBe(
+      "cannot restore: the disk holding /srv/db is full — free some space on it (`df -h` shows how much is left), then run the restore again",
+    );
   });
 });
 
