@@ -444,6 +444,9 @@ export class JobService {
     // Durations and progress run on the monotonic clock: a clock set back or forward mid-job changes neither.
     const started = performance.now();
     const label = live.sessionLabel;
+    // A held ending may carry this label's newest session id: it is written first (at once, never waiting out a lock),
+    // so a follow-up right after a full disk was freed threads on it instead of waiting for the held endings' backoff.
+    if (label && store.jobs.held.size > 0) store.jobs.held.flush(true);
     const outcome = await runTurn(this.options.gateway as GatewayPort, {
       prompt: live.prompt,
       sessionId: label ? store.sessions.get(live.principal, label) : null,

@@ -557,6 +557,24 @@ describe("JobService: a database that refuses writes (a full disk, a read-only f
     expect(store.jobs.get(second.id)?.status).toBe("failed");
   });
 
+  test("a follow-up on the same session label threads on the id a held ending carries, as soon as the database takes writes", async () => {
+    lines.length = 0;
+    const { store, gateway, jobs } = setup({ log });
+    const first = jobs.submit({ principal: "pat:a", prompt: "first", sessionLabel: "trip", mode: "async" });
+    store.db.exec("PRAGMA query_only = ON");
+    gateway.calls[0]?.resolve({ text: "done", sessionId: "api-held", finishReason: "stop" });
+    await Bun.sleep(20);
+    expect(jobs.view(first.id, null).status).toBe("completed");
+    expect(store.jobs.held.size).toBe(1);
+    // Writable again well within the held ending's first retry (1 s): the follow-up must not start a new conversation.
+    store.db.exec("PRAGMA query_only = OFF");
+    for (const mode of ["async", "sync"] as const) {
+      jobs.submit({ principal: "pat:a", prompt: "follow-up", sessionLabel: "trip", mode });
+      expect(gateway.calls.at(-1)?.request.sessionId).toBe("api-held");
+    }
+    expect(store.jobs.held.size).toBe(0);
+  });
+
   test("a sync call handed over to a job while the database refuses writes runs on as a job", async () => {
     lines.length = 0;
     const { store, gateway, jobs } = setup({ log });
