@@ -571,6 +571,22 @@ describe("a reader that stops early (`| head`, `| grep -q`, `| true`)", () => {
     },
   );
 
+  test.skipIf(!existsSync("/dev/full"))(
+    "a new token that could not be written and whose revocation failed too is named with the command that ends it",
+    async () => {
+      // The same full disk may refuse the revocation: deliverNewToken itself, its output on /dev/full, revoke refused.
+      const script = `import { deliverNewToken } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/output.ts"))};
+        const told = deliverNewToken("hmcp_pat_x\\n", "ci laptop", () => { throw new Error("database or disk is full"); });
+        process.stderr.write(String(told));`;
+      const child = Bun.spawn([process.execPath, "-e", script], { stdout: Bun.file("/dev/full"), stderr: "pipe" });
+      const [told, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+      expect(code).toBe(0);
+      expect(told).toBe(
+        "the new token could not be written to standard output (ENOSPC: no space left on device, write), and revoking it failed too (database or disk is full): nobody holds it, but it works until you run `hermes-mcp token revoke 'ci laptop'`.",
+      );
+    },
+  );
+
   test("a new token nobody received is revoked at once, and its name is free for the retry", async () => {
     const h = home();
     const lost = await runCli(["token", "create", "--name", "ci"], { home: h, readerGone: "stdout" });
