@@ -1,7 +1,7 @@
 // The gateway as doctor reports it and serve probes it at start (one implementation): reachable, key accepted, model offered.
 import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
-import { GatewayError, UNTRUSTED_GATEWAY_FIX } from "../gateway/errors.ts";
+import { GatewayError, untrustedGatewayFix } from "../gateway/errors.ts";
 import { untrustedCertificateCode } from "../web/tls-failure.ts";
 import type { Check } from "./doctor-checks.ts";
 
@@ -39,7 +39,7 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
             ok: false,
             title: reachable,
             detail: `its TLS certificate is not trusted here (${code})`,
-            fix: UNTRUSTED_GATEWAY_FIX,
+            fix: untrustedGatewayFix(),
           }
         : {
             ok: false,

@@ -45,15 +45,23 @@ export function unreachableError(baseUrl: string, cause?: unknown): GatewayError
   );
 }
 
-/** What to do about a gateway certificate this machine does not trust (said by the daemon's error and by doctor). */
-export const UNTRUSTED_GATEWAY_FIX =
-  "set HERMES_API_URL to the gateway's plain http address on this machine (http://127.0.0.1:8642 unless you changed it), or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file";
+/**
+ * What to do about a gateway certificate this machine does not trust (said by the daemon's error and by doctor). On
+ * Windows the env file's runtime variables are not applied (no re-exec there: relaunch.ts), so the CA goes in the
+ * user's environment.
+ */
+export function untrustedGatewayFix(platform: NodeJS.Platform = process.platform): string {
+  const plainHttp = "set HERMES_API_URL to the gateway's plain http address on this machine (http://127.0.0.1:8642 unless you changed it)";
+  return platform === "win32"
+    ? `${plainHttp}, or run \`setx NODE_EXTRA_CA_CERTS C:\\path\\to\\its-ca.pem\` and start hermes-mcp from a new terminal (on Windows the env file cannot set it)`
+    : `${plainHttp}, or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file`;
+}
 
 /** An https gateway whose certificate failed verification: it answered, but nothing it says may be trusted. */
 export function untrustedCertificateError(baseUrl: string, code: string, cause?: unknown): GatewayError {
   return new GatewayError(
     "untrusted",
-    `Hermes gateway at ${baseUrl} has a TLS certificate this machine does not trust (${code}) — ${UNTRUSTED_GATEWAY_FIX}`,
+    `Hermes gateway at ${baseUrl} has a TLS certificate this machine does not trust (${code}) — ${untrustedGatewayFix()}`,
     { cause },
   );
 }

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { untrustedGatewayFix } from "../../src/gateway/errors.ts";
 import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, freePort, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
 import { FAKE_GATEWAY_CERT, FAKE_GATEWAY_KEY, startFakeGateway, type FakeGateway } from "../support/fake-gateway.ts";
@@ -60,4 +61,11 @@ test("serve: a call through an untrusted gateway fails saying why; with the CA i
   } finally {
     await trusted.stop();
   }
+});
+
+test("on Windows the fix sets the CA in the user's environment, since the env file cannot set it there", () => {
+  expect(untrustedGatewayFix("win32")).toContain("setx NODE_EXTRA_CA_CERTS C:\\path\\to\\its-ca.pem");
+  expect(untrustedGatewayFix("win32")).not.toContain("in the env file");
+  for (const platform of ["linux", "darwin"] as const)
+    expect(untrustedGatewayFix(platform)).toEndWith("or put NODE_EXTRA_CA_CERTS=/path/to/its-ca.pem in the env file");
 });
