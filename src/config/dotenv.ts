@@ -28,7 +28,7 @@ export function parseDotenv(text: string): DotenvResult {
       badLines.push(index + 1);
       return;
     }
-    const value = unquote(body.slice(eq + 1).trim());
+    const value = valueOf(body.slice(eq + 1));
     if (key in values && values[key] !== value) differs.add(key);
     values[key] = value;
     verbatim[key] = body.slice(eq + 1).trim();
@@ -38,16 +38,26 @@ export function parseDotenv(text: string): DotenvResult {
   return { values, badLines, repeated, verbatim };
 }
 
-function unquote(value: string): string {
-  const quote = value[0];
-  if ((quote === '"' || quote === "'") && value.length >= 2) {
-    const end = value.indexOf(quote, 1);
-    if (end > 0) {
-      const inner = value.slice(1, end);
-      return quote === '"' ? inner.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1") : inner;
-    }
+/**
+ * The value as bash and python-dotenv read it: single quotes literal; double quotes ending at the first unescaped `"`,
+ * with `\"`, `\\` and `\n` read as one character each (in one pass: `"C:\\new"` keeps its backslash); unquoted, cut at
+ * a `#` that follows whitespace, so `KEY=   # note` is empty and `KEY=a#b` keeps its `#`.
+ */
+function valueOf(written: string): string {
+  const value = written.trim();
+  if (value[0] === "'") {
+    const end = value.indexOf("'", 1);
+    if (end > 0) return value.slice(1, end);
   }
-  // Unquoted: an inline comment starts at " #".
-  const hash = value.search(/\s#/);
-  return (hash >= 0 ? value.slice(0, hash) : value).trim();
+  if (value[0] === '"') {
+    const escaped = /\\(.)/g;
+    const end = /^"((?:[^"\\]|\\.)*)"/.exec(value);
+    if (end)
+      return (end[1] as string).replace(escaped, (whole, next: string) =>
+        next === "n" ? "\n" : next === '"' || next === "\\" ? next : whole,
+      );
+  }
+  // Unquoted (or a quote left open): an inline comment starts at a "#" after whitespace, the whitespace after "=" too.
+  const hash = written.search(/\s#/);
+  return (hash >= 0 ? written.slice(0, hash) : written).trim();
 }

@@ -13,6 +13,20 @@ describe("parseDotenv", () => {
     expect(values).toEqual({ A: "x # not a comment", B: "single", C: "value", D: "line\nbreak" });
   });
 
+  test("an empty value with a comment after it is empty, as in bash (the comment was the value: a 401 for HERMES_API_KEY)", () => {
+    const { values } = parseDotenv(
+      "HERMES_API_KEY=    # read from ~/.hermes/.env\nOAUTH_CLIENT_ID= # filled by mint-client\nE=\t# tab\nH=#kept\nP=a#b\n",
+    );
+    expect(values).toEqual({ HERMES_API_KEY: "", OAUTH_CLIENT_ID: "", E: "", H: "#kept", P: "a#b" });
+  });
+
+  test("double quotes end at the first unescaped quote and read each escape once", () => {
+    const { values } = parseDotenv(
+      [`M="my \\"special\\" model" # note`, `W="C:\\\\new"`, `N="a\\nb"`, `K="keep \\t as written"`, `O="open`].join("\n"),
+    );
+    expect(values).toEqual({ M: 'my "special" model', W: "C:\\new", N: "a\nb", K: "keep \\t as written", O: '"open' });
+  });
+
   test("reports malformed lines by number instead of guessing", () => {
     const { values, badLines } = parseDotenv("GOOD=1\nnot a pair\n=novalue\n1BAD=2\r\nOK=3");
     expect(values).toEqual({ GOOD: "1", OK: "3" });
