@@ -88,7 +88,8 @@ export const intIn = (name: string, min: number, max: number, fallback: number) 
     .optional()
     .transform((raw, ctx) => {
       if (raw === undefined || raw.trim() === "") return fallback;
-      const n = Number(raw.trim());
+      // Digits only: Number() also reads 0x10, 1e3, 0b11, +8 and 8.0, which nobody means for a port or a count.
+      const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
       if (!Number.isInteger(n) || n < min || n > max) {
         ctx.addIssue({ code: "custom", message: `${name} must be a whole number from ${min} to ${max} (got "${raw}")` });
         return z.NEVER;

@@ -25,6 +25,18 @@ describe("loadConfig", () => {
     expect(warnings.join("\n")).toContain("HERMES_API_KEY");
   });
 
+  test("whole numbers are digits: hex, exponents, binary, signs and decimals are refused, not read as another number", () => {
+    for (const raw of ["0x10", "1e3", "0b1111101000", "+8000", "8000.0", "8_000", "-1"])
+      expect(problemsOf({ BIND_PORT: raw })).toEqual([`BIND_PORT must be a whole number from 0 to 65535 (got "${raw}")`]);
+    expect(problemsOf({ HERMES_REQUEST_TIMEOUT_SECONDS: "0x10" })[0]).toContain("HERMES_REQUEST_TIMEOUT_SECONDS must be a whole number");
+    expect(
+      loadConfig({ env: { HOME: home(), BIND_PORT: " 9000 ", HERMES_REQUEST_TIMEOUT_SECONDS: "0120" }, cwd: home() }).config,
+    ).toMatchObject({
+      bind: { port: 9000 },
+      timeouts: { requestMs: 120_000 },
+    });
+  });
+
   test("names every bad variable with its fix, in one go", () => {
     const problems = problemsOf({
       BIND_PORT: "http",
