@@ -1,11 +1,29 @@
 // The gateway as doctor reports it and serve probes it at start (one implementation): reachable, key accepted, model offered.
 import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
-import { GatewayError, untrustedGatewayFix } from "../gateway/errors.ts";
-import { untrustedCertificateCode } from "../web/tls-failure.ts";
+import { GatewayError, plainHttpOf, untrustedGatewayFix } from "../gateway/errors.ts";
+import { noTlsThere, untrustedCertificateCode } from "../web/tls-failure.ts";
 import type { Check } from "./doctor-checks.ts";
 
 const TIMEOUT_MS = 5000;
+
+const START_GATEWAY_FIX =
+  "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens";
+
+/**
+ * The gateway's /v1/health asks no key and exists at its root: answered 401 or 404 under a HERMES_API_URL with a path,
+ * the path is the likelier fault (a route pasted, a prefix only a proxy knows), not the key or the gateway.
+ */
+function wrongPath(url: string, error: unknown): Pick<Check, "detail" | "fix"> | null {
+  if (!(error instanceof GatewayError)) return null;
+  const status = error.kind === "unauthorized" ? 401 : error.status;
+  const parsed = URL.parse(url);
+  if ((status !== 401 && status !== 404) || !parsed || parsed.pathname === "/") return null;
+  return {
+    detail: `${parsed.pathname}/v1/health answered ${status}, and the gateway's health route asks no key`,
+    fix: `set HERMES_API_URL=${parsed.origin} (a path belongs there only when a proxy serves the gateway under it)`,
+  };
+}
 
 /**
  * Reachable, key set and accepted, model offered (its own module: `serve` loads it without the rest of doctor). `missingKey: false` leaves out the missing key (serve has already warned about it).
@@ -41,13 +59,21 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
             detail: `its TLS certificate is not trusted here (${code})`,
             fix: untrustedGatewayFix(),
           }
-        : {
-            ok: false,
-            title: reachable,
-            // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
-            detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
-            fix: "start it with `hermes gateway run` (or `systemctl --user start hermes-gateway`), or set HERMES_API_URL to where it listens",
-          },
+        : kind === "unreachable" && noTlsThere((error as Error).cause)
+          ? {
+              ok: false,
+              title: reachable,
+              detail: "it does not speak TLS on that port (EPROTO)",
+              fix: `set HERMES_API_URL=${plainHttpOf(config.gateway.url)}`,
+            }
+          : {
+              ok: false,
+              title: reachable,
+              // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
+              detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
+              fix: START_GATEWAY_FIX,
+              ...wrongPath(config.gateway.url, error),
+            },
     );
     return keyMissing ? [...checks, keyMissing] : checks;
   }

@@ -198,10 +198,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   }
 
-  // An OpenAI-style base URL: the gateway client adds /v1 to every route itself, so …/v1/v1/… would answer 404 to every call.
-  const gatewayUrl = env.HERMES_API_URL.replace(/\/v1$/i, "");
-  if (gatewayUrl !== env.HERMES_API_URL) {
-    warnings.push(`HERMES_API_URL ends in /v1, which hermes-mcp adds itself: using ${gatewayUrl} (set HERMES_API_URL=${gatewayUrl})`);
+  // An OpenAI-style base URL, or a route pasted whole: the gateway client adds /v1 and the route itself, so …/v1/v1/…
+  // would answer 404 to every call (and the gateway's key check, which comes before its routes, a misleading 401).
+  const route = GATEWAY_ROUTE_SUFFIX.exec(env.HERMES_API_URL)?.[0];
+  const gatewayUrl = route ? env.HERMES_API_URL.slice(0, -route.length) : env.HERMES_API_URL;
+  if (route) {
+    warnings.push(`HERMES_API_URL ends in ${route}, which hermes-mcp adds itself: using ${gatewayUrl} (set HERMES_API_URL=${gatewayUrl})`);
   }
 
   if (!isLoopbackHost(env.BIND_HOST)) {
@@ -275,6 +277,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 }
 
 /** Said at start-up when no gateway key is found; `doctor` shows it as a failed check instead. */
+/** The gateway's own routes (and /v1) at the end of HERMES_API_URL: what hermes-mcp appends to the base URL itself. */
+const GATEWAY_ROUTE_SUFFIX = /(?:\/v1(?:\/(?:chat\/completions|responses|models|capabilities|health|runs))?|\/health)$/i;
+
 export const missingApiKeyWarning = (hermesEnvFile: string): string =>
   `HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`;
 

@@ -149,11 +149,22 @@ export const EnvSchema = z.object({
       // Unparsed text may still hold "user:password@": that part is not repeated.
       ctx.addIssue({
         code: "custom",
-        message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${withoutCredentials(v ?? "")}")`,
+        message: `HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "${withoutCredentials(v ?? "")}")${
+          // localhost:8642 parses as a URL whose scheme is "localhost:".
+          /^[a-z0-9.-]+:\d+\/?$/i.test(v ?? "") ? `: use http://${v}` : ""
+        }`,
       });
       return z.NEVER;
     }
-    return url.replace(/\/+$/, "");
+    if (parsed.search || parsed.hash) {
+      ctx.addIssue({
+        code: "custom",
+        message: `HERMES_API_URL must be the gateway's base URL, with no ?query or #fragment: use ${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`,
+      });
+      return z.NEVER;
+    }
+    // As URL reads it, which is what requests use: a backslash is a slash, the host in lower case, a default port dropped.
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, "");
   }),
   HERMES_MODEL: optionalText.transform((v) => v ?? "hermes-agent"),
   HERMES_REQUEST_TIMEOUT_SECONDS: intIn("HERMES_REQUEST_TIMEOUT_SECONDS", 1, 86_400, 300),

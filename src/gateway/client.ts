@@ -10,6 +10,7 @@ import {
   malformedError,
   statusError,
   timeoutError,
+  noTlsThereError,
   unreachableError,
   untrustedCertificateError,
 } from "./errors.ts";
@@ -25,7 +26,7 @@ import {
   UNKNOWN_STATUS,
   UNNAMED_TOOL,
 } from "./untrusted.ts";
-import { untrustedCertificateCode } from "../web/tls-failure.ts";
+import { noTlsThere, untrustedCertificateCode } from "../web/tls-failure.ts";
 
 export type GatewayEvent =
   | { type: "text"; delta: string }
@@ -489,7 +490,8 @@ export class GatewayClient {
       }
       this.log.debug("gateway connection failed", { path, error: (error as Error).message });
       const tls = untrustedCertificateCode(error);
-      throw tls ? untrustedCertificateError(this.baseUrl, tls, error) : unreachableError(this.baseUrl, error);
+      if (tls) throw untrustedCertificateError(this.baseUrl, tls, error);
+      throw noTlsThere(error) ? noTlsThereError(this.baseUrl, error) : unreachableError(this.baseUrl, error);
     }
   }
 

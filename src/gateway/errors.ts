@@ -45,6 +45,18 @@ export function unreachableError(baseUrl: string, cause?: unknown): GatewayError
   );
 }
 
+/** An https:// HERMES_API_URL on a port where the gateway speaks plain http: the address with http:// is the fix. */
+export function noTlsThereError(baseUrl: string, cause?: unknown): GatewayError {
+  return new GatewayError(
+    "unreachable",
+    `Hermes gateway at ${baseUrl} does not speak TLS on that port — set HERMES_API_URL=${plainHttpOf(baseUrl)}`,
+    { cause },
+  );
+}
+
+/** The same address over plain http. */
+export const plainHttpOf = (baseUrl: string): string => baseUrl.replace(/^https:/i, "http:");
+
 /**
  * What to do about a gateway certificate this machine does not trust (said by the daemon's error and by doctor). On
  * Windows the env file's runtime variables are not applied (no re-exec there: relaunch.ts), so the CA goes in the

@@ -463,6 +463,24 @@ describe("doctor reads cleanly", () => {
     }
   });
 
+  test("https:// to the gateway's plain port, and a path the gateway does not serve, are named as such, not as a stopped gateway or a wrong key", async () => {
+    const doctorAt = (url: string) =>
+      runCli(["doctor"], { home: home(), env: { BIND_PORT: String(freePort()), HERMES_API_URL: url, HERMES_API_KEY: FAKE_GATEWAY_KEY } });
+    const plainUrl = new URL(gateway.url);
+    const tls = await doctorAt(`https://${plainUrl.host}`);
+    expect(tls.stdout).toContain(`✖ Hermes gateway reachable at https://${plainUrl.host} — it does not speak TLS on that port (EPROTO)`);
+    expect(tls.stdout).toContain(`set HERMES_API_URL=http://${plainUrl.host}`);
+    expect(tls.stdout).not.toContain("hermes gateway run");
+    const pathed = await doctorAt(`${gateway.url}/api`);
+    expect(pathed.stdout).toMatch(
+      /✖ Hermes gateway reachable at http:\/\/[^ ]+\/api — \/api\/v1\/health answered 40[14], and the gateway's health route asks no key/,
+    );
+    expect(pathed.stdout).toContain(
+      `set HERMES_API_URL=${gateway.url} (a path belongs there only when a proxy serves the gateway under it)`,
+    );
+    expect(pathed.stdout).not.toContain("hermes gateway run");
+  });
+
   test("a missing key is one ✖ line, not a warning and a check", async () => {
     const result = await runCli(["doctor"], { home: home(), env: { BIND_PORT: String(freePort()), HERMES_API_URL: gateway.url } });
     expect(result.code).toBe(1);

@@ -186,7 +186,29 @@ describe("loadConfig", () => {
       expect(refused).not.toContain("s3cret");
     }
     expect(problemsOf({ HERMES_API_URL: "gateway:8642" })).toEqual([
-      'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "gateway:8642")',
+      'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "gateway:8642"): use http://gateway:8642',
+    ]);
+  });
+
+  test("a gateway route pasted whole is cut off with the same warning; a query or fragment is refused; the URL is used as URL reads it", () => {
+    const gatewayOf = (url: string) => loadConfig({ env: { HOME: home(), HERMES_API_URL: url }, cwd: home() });
+    for (const route of ["/v1/chat/completions", "/V1/Models", "/v1/health", "/health", "/v1/responses"]) {
+      const { config, warnings } = gatewayOf(`http://127.0.0.1:8642${route}`);
+      expect(config.gateway.url).toBe("http://127.0.0.1:8642");
+      expect(warnings).toContain(
+        `HERMES_API_URL ends in ${route}, which hermes-mcp adds itself: using http://127.0.0.1:8642 (set HERMES_API_URL=http://127.0.0.1:8642)`,
+      );
+    }
+    expect(gatewayOf("https://gw.example.com/hermes/v1/chat/completions").config.gateway.url).toBe("https://gw.example.com/hermes");
+    expect(problemsOf({ HERMES_API_URL: "http://127.0.0.1:8642/?x=1" })).toEqual([
+      "HERMES_API_URL must be the gateway's base URL, with no ?query or #fragment: use http://127.0.0.1:8642",
+    ]);
+    expect(problemsOf({ HERMES_API_URL: "http://127.0.0.1:8642#top" })[0]).toContain("no ?query or #fragment");
+    // A trailing backslash was validated as a slash but sent as written (//v1/health); an upper-case host, a default port.
+    expect(gatewayOf("http://127.0.0.1:8642\\").config.gateway.url).toBe("http://127.0.0.1:8642");
+    expect(gatewayOf("HTTP://Gateway.LAN:80/Hermes/").config.gateway.url).toBe("http://gateway.lan/Hermes");
+    expect(problemsOf({ HERMES_API_URL: "localhost:8642" })).toEqual([
+      'HERMES_API_URL must be an http(s) URL such as http://127.0.0.1:8642 (got "localhost:8642"): use http://localhost:8642',
     ]);
   });
 

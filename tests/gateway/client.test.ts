@@ -458,6 +458,15 @@ describe("chat: refusals and errors", () => {
   });
 });
 
+test("https:// to a plain-http gateway → unreachable, saying it does not speak TLS there and the http:// URL to set", async () => {
+  const url = gateway.url.replace(/^http:/, "https:");
+  const error = await failure(
+    new GatewayClient({ baseUrl: url, apiKey: "k", model: "hermes-agent", maxRetries: 0 }).chat({ prompt: "hi", timeoutMs: 2000 }),
+  );
+  expect(error.kind).toBe("unreachable");
+  expect(error.message).toBe(`Hermes gateway at ${url} does not speak TLS on that port — set HERMES_API_URL=${gateway.url}`);
+});
+
 describe("chat: timeouts and cancels reach the gateway as disconnects", () => {
   test("timeout while the gateway sends nothing → timeout, and the gateway sees the disconnect", async () => {
     const text = prompt("stuck [[hang]]");
