@@ -1,6 +1,7 @@
 // serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_JIT_OPTIONS).
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
+import { RUNTIME_VARIABLE } from "../config/runtime-variables.ts";
 import { userPaths } from "../config/user-paths.ts";
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
@@ -33,16 +34,6 @@ export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
  * thresholds were lowered.
  */
 export const IDLE_JIT_POLICY = 100;
-
-/**
- * The runtime's own variables hermes-mcp carries from the env file into its environment: the runtime reads them only
- * from the process's environment, at start, so they ride along on the relaunch, as systemd's EnvironmentFile= once put
- * them there (the environment still wins). Only these, and only from ~/.config/hermes-mcp/env — threat: a `./.env`
- * shipped in a cloned repository with LD_PRELOAD, BUN_OPTIONS or NODE_OPTIONS would run its code as the owner the
- * moment `serve` or `doctor` starts.
- */
-export const RUNTIME_VARIABLE =
-  /^(?:NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS_PROXY|https_proxy|HTTP_PROXY|http_proxy|NO_PROXY|no_proxy|TZ|BUN_JSC_[A-Za-z]+)$/;
 
 /**
  * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks, and for

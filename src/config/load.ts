@@ -112,7 +112,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ...unknownVariableWarnings([
       { label: "the environment", values: realEnv, shared: true },
       { label: cwdEnvFile, values: cwdValues, shared: false },
-      { label: userEnvFile, values: userValues, shared: false },
+      { label: userEnvFile, values: userValues, shared: false, own: true },
     ]),
   );
   const overrides = overrideWarnings([{ label: "the environment", values: realEnv }, cwdFile, userFile]);

@@ -1,4 +1,5 @@
 // Names a mistaken setting: the real variable closest to an unknown one (HERMES_MCP_PORT, --port → BIND_PORT), and warnings for unknown variables.
+import { RUNTIME_VARIABLE } from "./runtime-variables.ts";
 import { EnvSchema } from "./schema.ts";
 
 /** Every variable hermes-mcp reads, straight from the schema. */
@@ -109,6 +110,11 @@ export interface VariableSource {
   values: Record<string, string | undefined>;
   /** The real environment is shared with other programs: only clear typos are reported from it. */
   shared: boolean;
+  /**
+   * hermes-mcp's own env file: nothing else reads it, so every name in it that is no setting (nor a runtime variable
+   * it carries) is reported, whatever its prefix or case (`LOG_LEVLE`, `bind_port`, `PORT`).
+   */
+  own?: boolean;
 }
 
 /** One warning per unknown variable that looks like ours, naming where it is set and the setting probably meant. */
@@ -118,9 +124,11 @@ export function unknownVariableWarnings(sources: VariableSource[]): string[] {
   for (const source of sources) {
     for (const name of Object.keys(source.values)) {
       const prefix = prefixOf(name);
-      if (!prefix || SETTING_NAMES.includes(name) || FOREIGN.has(name) || seen.has(name)) continue;
-      // Always reported: our own prefixes anywhere, and OAUTH_ in our files. Otherwise only with a setting to suggest.
-      const always = OURS.has(prefix) || (!source.shared && prefix === "OAUTH_");
+      if (SETTING_NAMES.includes(name) || FOREIGN.has(name) || seen.has(name)) continue;
+      if (source.own ? RUNTIME_VARIABLE.test(name) : !prefix) continue;
+      // Always reported: our own prefixes anywhere, OAUTH_ in our files, anything in our own file. Otherwise only with
+      // a setting to suggest.
+      const always = source.own === true || (prefix !== undefined && (OURS.has(prefix) || (!source.shared && prefix === "OAUTH_")));
       const typoOnly = source.shared && (prefix === "HERMES_" || prefix === "MCP_");
       const meant = typoOnly ? nearest(name, 2) : closestSetting(name);
       if (!always && meant === null) continue;

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, RUNTIME_VARIABLE, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { RUNTIME_VARIABLE } from "../../src/config/runtime-variables.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
 

@@ -63,6 +63,19 @@ describe("unknown variables", () => {
     expect(fromFile({ HERMES_HOME: "/x", PATH: "/bin", API_SERVER_KEY: "k" })).toEqual([]);
   });
 
+  test("in hermes-mcp's own env file every unknown name is reported, whatever its prefix or case; its runtime variables are not", () => {
+    const own = (values: Record<string, string>) => unknownVariableWarnings([{ label: "env", values, shared: false, own: true }]);
+    expect(own({ LOG_LEVLE: "debug" })).toEqual([
+      "LOG_LEVLE (in env) is not a hermes-mcp setting and is ignored — did you mean LOG_LEVEL?",
+    ]);
+    expect(own({ bind_port: "9000" })[0]).toContain("did you mean BIND_PORT?");
+    expect(own({ Oauth_Issuer_Url: "https://x" })[0]).toContain("did you mean OAUTH_ISSUER_URL?");
+    expect(own({ PORT: "9000" })[0]).toContain("did you mean BIND_PORT?");
+    expect(own({ API_SERVER_KEY: "k" })[0]).toContain("did you mean HERMES_API_KEY?");
+    expect(own({ HERMES_URL: "http://x" })[0]).toContain("HERMES_URL (in env) is not a hermes-mcp setting");
+    expect(own({ NODE_EXTRA_CA_CERTS: "/ca.pem", https_proxy: "http://p", TZ: "UTC", BUN_JSC_useJIT: "0", HERMES_HOME: "/h" })).toEqual([]);
+  });
+
   test("loadConfig warns once per variable, naming the file it is in", () => {
     const home = dir();
     const cwd = dir();
