@@ -33,6 +33,16 @@ export function overrideWarnings(strongestFirst: SettingSource[]): OverrideWarni
     if (!winner || !overridden) continue;
     // An old unit's EnvironmentFile= (the Python hermes-mcp's habit) reads `X=1 # note` as "1 # note" and puts that in the environment.
     const systemdRead = winner.label === "the environment" && overridden.verbatim?.[name] === winner.values[name];
+    // An empty value counts as unset when read: what applies is the default, not the file's value nor "the environment's".
+    if (winner.values[name]?.trim() === "") {
+      warnings.push({
+        setting: name,
+        message: `${name} is set but empty in ${winner.label}, which comes before ${overridden.label}: the default is used — ${
+          winner.label === "the environment" ? `unset ${name}` : `remove that line`
+        } to use the value in ${overridden.label}`,
+      });
+      continue;
+    }
     warnings.push({
       setting: name,
       message: `${name} is set in ${winner.label} and, differently, in ${overridden.label}: ${winner.label === "the environment" ? "the environment's" : "that file's"} value is used${

@@ -269,6 +269,19 @@ describe("loadConfig", () => {
     expect(config.log.level).toBe("DEBUG");
   });
 
+  test("an empty variable in the environment over a file's value is said as what it does: the default applies", () => {
+    const h = home();
+    const userFile = join(h, ".config", "hermes-mcp", "env");
+    mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(userFile, "HERMES_API_URL=http://10.0.0.5:8642\n");
+    const { config, warnings } = loadConfig({ env: { HOME: h, HERMES_API_URL: "" }, cwd: home() });
+    expect(config.gateway.url).toBe("http://127.0.0.1:8642");
+    expect(warnings).toContain(
+      `HERMES_API_URL is set but empty in the environment, which comes before ${userFile}: the default is used — unset HERMES_API_URL to use the value in ${userFile}`,
+    );
+    expect(warnings.join("\n")).not.toContain("the environment's value is used");
+  });
+
   test("a setting overridden with a different value, or set twice in one file, is named (never its values)", () => {
     const h = home();
     const cwd = home();
