@@ -2,6 +2,7 @@
 import type { Config } from "../config/load.ts";
 import { GatewayClient } from "../gateway/client.ts";
 import { GatewayError, plainHttpOf, untrustedGatewayFix } from "../gateway/errors.ts";
+import { isLoopbackHost } from "../web/loopback.ts";
 import { noTlsThere, untrustedCertificateCode } from "../web/tls-failure.ts";
 import type { Check } from "./doctor-checks.ts";
 
@@ -19,9 +20,36 @@ function wrongPath(url: string, error: unknown): Pick<Check, "detail" | "fix"> |
   const status = error.kind === "unauthorized" ? 401 : error.status;
   const parsed = URL.parse(url);
   if ((status !== 401 && status !== 404) || !parsed || parsed.pathname === "/") return null;
+  const path = parsed.pathname;
   return {
-    detail: `${parsed.pathname}/v1/health answered ${status}, and the gateway's health route asks no key`,
-    fix: `set HERMES_API_URL=${parsed.origin} (a path belongs there only when a proxy serves the gateway under it)`,
+    detail: `${path}/v1/health answered ${status}, though the gateway's health route asks no key`,
+    fix:
+      status === 404
+        ? `set HERMES_API_URL=${parsed.origin} (a path belongs there only when a proxy serves the gateway under it)`
+        : `unless a proxy serves the gateway under ${path}, set HERMES_API_URL=${parsed.origin}; if one does, it asks for credentials hermes-mcp does not send`,
+  };
+}
+
+/**
+ * An https gateway whose TLS handshake failed (EPROTO): a plain-http port is told apart by asking its health route over
+ * http (no key is sent). Threat: the key in clear across a network, so http:// is advised only for this machine.
+ */
+async function failedHandshake(url: string): Promise<Pick<Check, "detail" | "fix">> {
+  const plain = plainHttpOf(url);
+  const speaksPlain = await new GatewayClient({ baseUrl: plain, apiKey: "", model: "", maxRetries: 0 })
+    .health(TIMEOUT_MS)
+    .then(() => true)
+    .catch(() => false);
+  if (!speaksPlain)
+    return {
+      detail: "the TLS handshake failed (EPROTO)",
+      fix: "check that the gateway (or the proxy before it) serves https on that port, and whether it asks for a client certificate",
+    };
+  return {
+    detail: "it speaks plain http on that port, not https",
+    fix: isLoopbackHost(URL.parse(plain)?.hostname ?? "")
+      ? `set HERMES_API_URL=${plain}`
+      : `put it behind https (a proxy with a certificate), or set HERMES_API_URL=${plain} only on a network you trust: the key would travel in clear`,
   };
 }
 
@@ -59,13 +87,8 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
             detail: `its TLS certificate is not trusted here (${code})`,
             fix: untrustedGatewayFix(),
           }
-        : kind === "unreachable" && noTlsThere((error as Error).cause)
-          ? {
-              ok: false,
-              title: reachable,
-              detail: "it does not speak TLS on that port (EPROTO)",
-              fix: `set HERMES_API_URL=${plainHttpOf(config.gateway.url)}`,
-            }
+        : kind === "unreachable" && config.gateway.url.startsWith("https:") && noTlsThere((error as Error).cause)
+          ? { ok: false, title: reachable, ...(await failedHandshake(config.gateway.url)) }
           : {
               ok: false,
               title: reachable,

@@ -29,6 +29,11 @@ export function parseDotenv(text: string): DotenvResult {
       return;
     }
     const value = valueOf(body.slice(eq + 1));
+    // A quote left open (`"C:\dir\"`, whose last quote is escaped): no value to guess at.
+    if (value === null) {
+      badLines.push(index + 1);
+      return;
+    }
     if (key in values && values[key] !== value) differs.add(key);
     values[key] = value;
     verbatim[key] = body.slice(eq + 1).trim();
@@ -41,23 +46,22 @@ export function parseDotenv(text: string): DotenvResult {
 /**
  * The value as bash and python-dotenv read it: single quotes literal; double quotes ending at the first unescaped `"`,
  * with `\"`, `\\` and `\n` read as one character each (in one pass: `"C:\\new"` keeps its backslash); unquoted, cut at
- * a `#` that follows whitespace, so `KEY=   # note` is empty and `KEY=a#b` keeps its `#`.
+ * a `#` that follows whitespace, so `KEY=   # note` is empty and `KEY=a#b` keeps its `#`. Null for a quote left open.
  */
-function valueOf(written: string): string {
+function valueOf(written: string): string | null {
   const value = written.trim();
   if (value[0] === "'") {
     const end = value.indexOf("'", 1);
-    if (end > 0) return value.slice(1, end);
+    return end > 0 ? value.slice(1, end) : null;
   }
   if (value[0] === '"') {
-    const escaped = /\\(.)/g;
     const end = /^"((?:[^"\\]|\\.)*)"/.exec(value);
-    if (end)
-      return (end[1] as string).replace(escaped, (whole, next: string) =>
-        next === "n" ? "\n" : next === '"' || next === "\\" ? next : whole,
-      );
+    if (!end) return null;
+    return (end[1] as string).replace(/\\(.)/g, (whole, next: string) =>
+      next === "n" ? "\n" : next === '"' || next === "\\" ? next : whole,
+    );
   }
-  // Unquoted (or a quote left open): an inline comment starts at a "#" after whitespace, the whitespace after "=" too.
+  // Unquoted: an inline comment starts at a "#" after whitespace, the whitespace after "=" too.
   const hash = written.search(/\s#/);
   return (hash >= 0 ? written.slice(0, hash) : written).trim();
 }

@@ -491,7 +491,8 @@ export class GatewayClient {
       this.log.debug("gateway connection failed", { path, error: (error as Error).message });
       const tls = untrustedCertificateCode(error);
       if (tls) throw untrustedCertificateError(this.baseUrl, tls, error);
-      throw noTlsThere(error) ? noTlsThereError(this.baseUrl, error) : unreachableError(this.baseUrl, error);
+      const https = this.baseUrl.startsWith("https:");
+      throw https && noTlsThere(error) ? noTlsThereError(this.baseUrl, error) : unreachableError(this.baseUrl, error);
     }
   }
 

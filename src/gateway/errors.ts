@@ -1,4 +1,5 @@
 // GatewayError: every way a gateway call can fail, each with the one user-facing sentence for it (never the gateway's body).
+import { isLoopbackHost } from "../web/loopback.ts";
 import { firstCode, gatewayCode } from "./untrusted.ts";
 
 export type GatewayErrorKind =
@@ -45,11 +46,17 @@ export function unreachableError(baseUrl: string, cause?: unknown): GatewayError
   );
 }
 
-/** An https:// HERMES_API_URL on a port where the gateway speaks plain http: the address with http:// is the fix. */
+/**
+ * The TLS handshake with an https:// gateway failed (EPROTO): most often a plain-http port, but also a proxy asking for
+ * a client certificate. Threat: advising http:// towards another machine would send the gateway's key in clear, so
+ * plain http is suggested only for a gateway on this machine.
+ */
 export function noTlsThereError(baseUrl: string, cause?: unknown): GatewayError {
+  const host = URL.parse(baseUrl)?.hostname ?? "";
+  const local = isLoopbackHost(host) ? `; a gateway on this machine speaks plain http: set HERMES_API_URL=${plainHttpOf(baseUrl)}` : "";
   return new GatewayError(
     "unreachable",
-    `Hermes gateway at ${baseUrl} does not speak TLS on that port — set HERMES_API_URL=${plainHttpOf(baseUrl)}`,
+    `the TLS handshake with the Hermes gateway at ${baseUrl} failed (EPROTO) — check that it serves https on that port${local}`,
     { cause },
   );
 }

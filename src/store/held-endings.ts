@@ -10,7 +10,7 @@ export interface HeldEnding {
   row: Readonly<JobRow>;
 }
 
-/** What the owner hears: the first ending held since the database last took them all, and when they are all written. */
+/** What the owner hears: each ending held (with why), and when the database took them all. */
 export interface HeldEndingsListener {
   held(error: unknown): void;
   written(count: number): void;
@@ -51,9 +51,12 @@ export class HeldEndings {
   hold(id: string, ending: HeldEnding, error: unknown): void {
     const first = this.endings.size === 0;
     this.endings.set(id, ending);
-    if (!first) return;
-    this.retryMs = FIRST_RETRY_MS;
-    this.backOff();
+    if (first) {
+      this.retryMs = FIRST_RETRY_MS;
+      this.backOff();
+    }
+    // Every refusal reaches the owner's alarm (it writes one line per 10 s): a lock met by a later ending must make the
+    // next writes fail at once (lock-wait.ts) as much as one met by the first.
     this.listener?.held(error);
   }
 

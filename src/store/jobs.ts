@@ -463,7 +463,8 @@ export class JobStore {
           const ended: Readonly<JobRow>[] = [];
           for (const id of stopping?.ids ?? []) {
             if (this.get(id, principal) === null) continue;
-            const row = this.finishNow(id, stopping?.end as JobEnd);
+            // Ended by another process (a CLI cancel) since: announced as that ending left it.
+            const row = this.finishNow(id, stopping?.end as JobEnd) ?? this.readRow(id);
             if (row) ended.push(row);
           }
           this.tally = null;
@@ -517,14 +518,17 @@ export class JobStore {
   }
 
   private failAbandonedNow(at: number, error: string): string[] {
-    return this.db.transaction(() => {
-      const ids = this.activeIdsStmt.all().map((row) => row.id);
-      this.db
-        .query(
-          "UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, end_reason = 'restart' WHERE status IN ('pending', 'running')",
-        )
-        .run(at, error);
-      return ids;
-    })();
+    // Immediate: it reads, then writes (a deferred reader is refused the lock at once, as in clearFor).
+    return this.db
+      .transaction(() => {
+        const ids = this.activeIdsStmt.all().map((row) => row.id);
+        this.db
+          .query(
+            "UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, end_reason = 'restart' WHERE status IN ('pending', 'running')",
+          )
+          .run(at, error);
+        return ids;
+      })
+      .immediate();
   }
 }

@@ -76,8 +76,15 @@ export class LockWait {
       this.db.exec("BEGIN IMMEDIATE");
       this.db.exec("ROLLBACK");
     } catch (error) {
-      // Still held. Any other refusal is not a lock, and the writes that meet it say so themselves.
+      // Still held.
       if (storageFailureCode(error)?.startsWith("SQLITE_BUSY")) return;
+      // Any other refusal is no lock (the writes that meet it say so themselves); a closed database ends the looking.
+      try {
+        this.setBusyTimeout(BUSY_TIMEOUT_MS);
+      } catch {
+        this.close();
+        return;
+      }
     }
     const whenFree = this.whenFree;
     this.close();

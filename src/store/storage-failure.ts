@@ -85,7 +85,8 @@ export class StorageAlarm {
   report(error: unknown, doing: string): StorageFailure | null {
     const failure = storageFailureOf(error, this.dbPath);
     if (!failure) return null;
-    if (failure.code.startsWith("SQLITE_BUSY"))
+    // Plain SQLITE_BUSY is a wait that ran out; the extended codes (a stale snapshot, a recovery) come back at once.
+    if (failure.code === "SQLITE_BUSY")
       this.lockWait?.ranOut(() =>
         this.log.info(`the lock another program held on ${this.dbPath} is gone; hermes-mcp writes its database again`),
       );

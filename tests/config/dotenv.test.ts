@@ -21,10 +21,20 @@ describe("parseDotenv", () => {
   });
 
   test("double quotes end at the first unescaped quote and read each escape once", () => {
-    const { values } = parseDotenv(
-      [`M="my \\"special\\" model" # note`, `W="C:\\\\new"`, `N="a\\nb"`, `K="keep \\t as written"`, `O="open`].join("\n"),
+    const { values, badLines } = parseDotenv(
+      [
+        `M="my \\"special\\" model" # note`,
+        `W="C:\\\\new"`,
+        `N="a\\nb"`,
+        `K="keep \\t as written"`,
+        `O="open`,
+        `D="C:\\data\\"`,
+        `S='open`,
+      ].join("\n"),
     );
-    expect(values).toEqual({ M: 'my "special" model', W: "C:\\new", N: "a\nb", K: "keep \\t as written", O: '"open' });
+    expect(values).toEqual({ M: 'my "special" model', W: "C:\\new", N: "a\nb", K: "keep \\t as written" });
+    // A quote left open (the last one escaped) is reported, not read with its quote as part of the value.
+    expect(badLines).toEqual([5, 6, 7]);
   });
 
   test("reports malformed lines by number instead of guessing", () => {

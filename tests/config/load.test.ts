@@ -192,7 +192,7 @@ describe("loadConfig", () => {
 
   test("a gateway route pasted whole is cut off with the same warning; a query or fragment is refused; the URL is used as URL reads it", () => {
     const gatewayOf = (url: string) => loadConfig({ env: { HOME: home(), HERMES_API_URL: url }, cwd: home() });
-    for (const route of ["/v1/chat/completions", "/V1/Models", "/v1/health", "/health", "/v1/responses"]) {
+    for (const route of ["/v1/chat/completions", "/V1/Models", "/v1/health", "/v1/responses"]) {
       const { config, warnings } = gatewayOf(`http://127.0.0.1:8642${route}`);
       expect(config.gateway.url).toBe("http://127.0.0.1:8642");
       expect(warnings).toContain(
@@ -200,6 +200,8 @@ describe("loadConfig", () => {
       );
     }
     expect(gatewayOf("https://gw.example.com/hermes/v1/chat/completions").config.gateway.url).toBe("https://gw.example.com/hermes");
+    // A proxy's prefix may end in a word the gateway also uses.
+    expect(gatewayOf("https://gw.example.com/svc/health").config.gateway.url).toBe("https://gw.example.com/svc/health");
     expect(problemsOf({ HERMES_API_URL: "http://127.0.0.1:8642/?x=1" })).toEqual([
       "HERMES_API_URL must be the gateway's base URL, with no ?query or #fragment: use http://127.0.0.1:8642",
     ]);

@@ -1,7 +1,7 @@
 // GatewayClient against the fake Hermes gateway over real loopback HTTP: answers, events, sessions, retries, every failure, real cancels.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type GatewayEvent, GatewayClient, type GatewayClientOptions, retryWaitMs } from "../../src/gateway/client.ts";
-import { GatewayError, formatSeconds } from "../../src/gateway/errors.ts";
+import { GatewayError, formatSeconds, noTlsThereError } from "../../src/gateway/errors.ts";
 import { UNRECOGNISED_REASON } from "../../src/gateway/untrusted.ts";
 import type { LogFields, Logger } from "../../src/log.ts";
 import {
@@ -458,13 +458,21 @@ describe("chat: refusals and errors", () => {
   });
 });
 
-test("https:// to a plain-http gateway → unreachable, saying it does not speak TLS there and the http:// URL to set", async () => {
+test("https:// to a plain-http gateway → unreachable, saying the handshake failed, with http:// only for this machine", async () => {
   const url = gateway.url.replace(/^http:/, "https:");
   const error = await failure(
     new GatewayClient({ baseUrl: url, apiKey: "k", model: "hermes-agent", maxRetries: 0 }).chat({ prompt: "hi", timeoutMs: 2000 }),
   );
   expect(error.kind).toBe("unreachable");
-  expect(error.message).toBe(`Hermes gateway at ${url} does not speak TLS on that port — set HERMES_API_URL=${gateway.url}`);
+  expect(error.message).toBe(
+    `the TLS handshake with the Hermes gateway at ${url} failed (EPROTO) — check that it serves https on that port; a gateway on this machine speaks plain http: set HERMES_API_URL=${gateway.url}`,
+  );
+  // Threat: the key in clear across a network. Another machine's failed handshake (a proxy asking for a client
+  // certificate fails alike) is not answered with http://.
+  const remote = noTlsThereError("https://gw.example.com:8443").message;
+  expect(remote).toBe(
+    "the TLS handshake with the Hermes gateway at https://gw.example.com:8443 failed (EPROTO) — check that it serves https on that port",
+  );
 });
 
 describe("chat: timeouts and cancels reach the gateway as disconnects", () => {

@@ -575,6 +575,45 @@ describe("JobService: a database that refuses writes (a full disk, a read-only f
     expect(store.jobs.held.size).toBe(0);
   });
 
+  test("a lock met by an ending while others are already held still makes the next endings fail at once", async () => {
+    lines.length = 0;
+    const { store, path, gateway, jobs } = setup({ maxConcurrent: 3, log });
+    const [a, b, c] = [ask(jobs, "a"), ask(jobs, "b"), ask(jobs, "c")];
+    // One ending already held (a read-only moment), so the next one held is not the first.
+    store.db.exec("PRAGMA query_only = ON");
+    gateway.calls[0]?.resolve({ text: "a", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(a.id, null, 1000);
+    store.db.exec("PRAGMA query_only = OFF");
+    expect(store.jobs.held.size).toBe(1);
+    const other = new Database(path);
+    cleanups.push(() => other.close());
+    other.exec("BEGIN IMMEDIATE");
+    // b's ending waits the whole busy timeout, then is held too; c's must not wait again.
+    gateway.calls[1]?.resolve({ text: "b", sessionId: null, finishReason: "stop" });
+    await jobs.waitForEnd(b.id, null, 10_000);
+    expect(store.lockWait.patient).toBe(false);
+    const started = performance.now();
+    gateway.calls[2]?.resolve({ text: "c", sessionId: null, finishReason: "stop" });
+    expect(await jobs.waitForEnd(c.id, null, 10_000)).toMatchObject({ status: "completed", result: "c" });
+    expect(performance.now() - started).toBeLessThan(1000);
+    other.exec("ROLLBACK");
+    await until("every held ending written", () => store.jobs.held.size === 0, 5000);
+  }, 20_000);
+
+  test("a reset announces a job another process ended meanwhile as that ending left it", async () => {
+    const { store, path, jobs } = setup({ maxConcurrent: 1 });
+    ask(jobs, "running");
+    const queued = ask(jobs, "queued");
+    const ended = jobs.waitForEnd(queued.id, null, 2000);
+    // The owner's `hermes-mcp jobs cancel`, committed before the daemon's probe noticed it.
+    const cli = new Database(path);
+    cli.query("UPDATE jobs SET status = 'cancelled', finished_at = 1, end_reason = 'owner_cancelled' WHERE id = ?").run(queued.id);
+    cli.close();
+    jobs.reset("pat:test");
+    expect(await ended).toMatchObject({ status: "cancelled", end_reason: "owner_cancelled" });
+    expect(store.jobs.get(queued.id)).toBeNull();
+  });
+
   test("a sync call handed over to a job while the database refuses writes runs on as a job", async () => {
     lines.length = 0;
     const { store, gateway, jobs } = setup({ log });
