@@ -53,6 +53,22 @@ async function failedHandshake(url: string): Promise<Pick<Check, "detail" | "fix
   };
 }
 
+/** Why the gateway's health route did not answer, and what to do: one answer per cause doctor can tell apart. */
+async function unreachedBecause(url: string, error: unknown): Promise<Pick<Check, "detail" | "fix">> {
+  const kind = error instanceof GatewayError ? error.kind : null;
+  const cause = (error as Error).cause;
+  if (kind === "untrusted")
+    return { detail: `its TLS certificate is not trusted here (${untrustedCertificateCode(cause)})`, fix: untrustedGatewayFix() };
+  if (kind === "unreachable" && url.startsWith("https:") && noTlsThere(cause)) return failedHandshake(url);
+  return (
+    wrongPath(url, error) ?? {
+      // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
+      detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
+      fix: START_GATEWAY_FIX,
+    }
+  );
+}
+
 /**
  * Reachable, key set and accepted, model offered (its own module: `serve` loads it without the rest of doctor). `missingKey: false` leaves out the missing key (serve has already warned about it).
  */
@@ -77,27 +93,7 @@ export async function gatewayChecks(config: Config, options: { missingKey?: bool
     const { version } = await client.health(TIMEOUT_MS);
     checks.push({ ok: true, title: reachable, detail: version ? `version ${version}` : undefined });
   } catch (error) {
-    const kind = error instanceof GatewayError ? error.kind : null;
-    const code = untrustedCertificateCode((error as Error).cause);
-    checks.push(
-      kind === "untrusted"
-        ? {
-            ok: false,
-            title: reachable,
-            detail: `its TLS certificate is not trusted here (${code})`,
-            fix: untrustedGatewayFix(),
-          }
-        : kind === "unreachable" && config.gateway.url.startsWith("https:") && noTlsThere((error as Error).cause)
-          ? { ok: false, title: reachable, ...(await failedHandshake(config.gateway.url)) }
-          : {
-              ok: false,
-              title: reachable,
-              // The error's own sentence repeats the URL and a hint; the title already says the first and the fix the second.
-              detail: kind === "unreachable" ? "nothing answers there" : (error as Error).message,
-              fix: START_GATEWAY_FIX,
-              ...wrongPath(config.gateway.url, error),
-            },
-    );
+    checks.push({ ok: false, title: reachable, ...(await unreachedBecause(config.gateway.url, error)) });
     return keyMissing ? [...checks, keyMissing] : checks;
   }
   if (!config.gateway.apiKey) return keyMissing ? [...checks, keyMissing] : checks;

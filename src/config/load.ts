@@ -276,10 +276,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   return { config, notes, warnings };
 }
 
-/** Said at start-up when no gateway key is found; `doctor` shows it as a failed check instead. */
 /** The gateway's own routes (and /v1) at the end of HERMES_API_URL: what hermes-mcp appends to the base URL itself. */
 const GATEWAY_ROUTE_SUFFIX = /\/v1(?:\/(?:chat\/completions|responses|models|capabilities|health|runs))?$/i;
 
+/** Said at start-up when no gateway key is found; `doctor` shows it as a failed check instead. */
 export const missingApiKeyWarning = (hermesEnvFile: string): string =>
   `HERMES_API_KEY is not set and ${hermesEnvFile} has no API_SERVER_KEY: hermes_ask will fail until you set HERMES_API_KEY to the gateway's API_SERVER_KEY`;
 
