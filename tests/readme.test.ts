@@ -132,11 +132,13 @@ describe("README", () => {
   });
 
   test("its test command is the one .ci/run runs, and its run command is a package script", () => {
-    expect(readme).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun test");
+    expect(readme).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun run test");
     expect(readme).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun run start");
     expect(ci).toContain("npm install -g bun@1.4.5");
     expect(ci).toContain("bun install --frozen-lockfile");
-    expect(ci).toMatch(/^bun test$/m);
+    expect(ci).toMatch(/^bun run test$/m);
+    // Every test and hook bounded at 30 s: bun reads no timeout from bunfig.toml, so the flag carries it.
+    expect(pkg.scripts.test).toBe("bun test --timeout 30000");
     expect(pkg.scripts.start).toContain("serve");
     expect(pkg.bin["hermes-mcp"]).toBe("src/cli/index.ts");
     expect(existsSync(join(ROOT, pkg.bin["hermes-mcp"] as string))).toBe(true);
