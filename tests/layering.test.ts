@@ -45,13 +45,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every module specifier a file imports or re-exports (static, side-effect and dynamic imports). */
-export function specifiers(source: string): string[] {
+/**
+ * Every module specifier a file imports or re-exports: static, side-effect, type-only and dynamic imports; without
+ * `dynamic` and `types`, only what loading the file loads at once.
+ */
+export function specifiers(source: string, { dynamic = true, types = true }: { dynamic?: boolean; types?: boolean } = {}): string[] {
   const found: string[] = [];
   const patterns = [
-    /\b(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/g,
+    types
+      ? /\b(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']/g
+      : /\b(?:import|export)\b(?!\s+type\b)[^;'"]*?\bfrom\s*["']([^"']+)["']/g,
     /\bimport\s*["']([^"']+)["']/g,
-    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    ...(dynamic ? [/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g] : []),
   ];
   for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1] as string);
   return found;
@@ -138,4 +143,24 @@ test("serve loads none of doctor's modules, nor its stop advice, when it starts 
   const loaded = (JSON.parse(probe.stdout.toString()) as string[]).map((path) => relative(SRC, path));
   expect(loaded).toContain(join("cli", "gateway-checks.ts"));
   expect(loaded.filter((path) => /^cli\/(doctor|stop-advice|root-guard|service)/.test(path))).toEqual([]);
+});
+
+test("the entry decides on serve's relaunch with no package loaded but Node's own (citty, zod and the settings' schema come after)", () => {
+  // The first process of serve's relaunch runs only what src/cli/index.ts imports statically: every module there is
+  // read and run twice per start. (A type-only import loads nothing.)
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const specifier of specifiers(readFileSync(file, "utf8"), { dynamic: false, types: false })) {
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+      else if (!specifier.startsWith("node:")) packages.add(specifier);
+    }
+  };
+  visit(join(SRC, "cli", "index.ts"));
+  expect([...packages]).toEqual([]);
+  const files = [...seen].map((file) => relative(SRC, file)).sort();
+  expect(files).toContain(join("cli", "relaunch.ts"));
+  expect(files.filter((file) => /^(config\/(schema|load|names)|cli\/(main|argv|serve|root-guard))\.ts$/.test(file))).toEqual([]);
 });

@@ -28,11 +28,11 @@ const resolved = async <T>(value: T | (() => T | Promise<T>) | Promise<T> | unde
   typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 
 /**
- * Every command line the CLI offers, read from src/cli/index.ts's lazy subcommands and their own subcommands: the
+ * Every command line the CLI offers, read from src/cli/main.ts's lazy subcommands and their own subcommands: the
  * usage as the README writes it (`jobs show ID`: positionals upper-cased) and the command's options.
  */
 async function cliCommands(): Promise<{ usage: string; options: string[] }[]> {
-  const index = readFileSync(join(ROOT, "src/cli/index.ts"), "utf8");
+  const index = readFileSync(join(ROOT, "src/cli/main.ts"), "utf8");
   const entries = [...index.matchAll(/^\s+"?([a-z][a-z-]*)"?: \(\) => import\("\.\/([a-z-]+\.ts)"\)/gm)];
   expect(entries.length).toBeGreaterThanOrEqual(7);
   const commands: { usage: string; options: string[] }[] = [];
@@ -69,10 +69,10 @@ describe("README", () => {
     for (const name of names) expect({ name, documented: configuration.includes(`\`${name}\``) }).toEqual({ name, documented: true });
   });
 
-  test("documents every command, subcommand and option src/cli/index.ts offers, in the Commands table", async () => {
+  test("documents every command, subcommand and option src/cli/main.ts offers, in the Commands table", async () => {
     const commands = section("Commands");
     const offered = await cliCommands();
-    // The jobs commands are there (a regex that stopped matching index.ts would otherwise pass on an empty list).
+    // The jobs commands are there (a regex that stopped matching main.ts would otherwise pass on an empty list).
     expect(offered.map((c) => c.usage)).toEqual(
       expect.arrayContaining(["hermes-mcp jobs list", "hermes-mcp jobs show ID", "hermes-mcp jobs cancel ID"]),
     );

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load.ts";
 import { userPaths } from "../config/user-paths.ts";
 import { nearestExisting } from "../file-owner.ts";
 import { loginName } from "../login-name.ts";
+import { sudoInvoker } from "./sudo-invoker.ts";
 
 export interface RootVerdict {
   /** Why the command must not run (exit 1, nothing touched), or null. */
@@ -27,9 +28,9 @@ export function rootVerdict(
   cwd = process.cwd(),
 ): RootVerdict {
   const none: RootVerdict = { refusal: null, note: null };
-  const invoker = env.SUDO_USER || env.DOAS_USER;
+  const invoker = sudoInvoker(uid, env);
   // Root by design (a system unit, a container) is left alone, whoever owns its folders.
-  if (uid !== 0 || !invoker || invoker === "root") return none;
+  if (!invoker) return none;
   const { dataHome, userEnvFile } = userPaths(env);
   // The database as the command would find it: HERMES_MCP_DB_PATH from the environment or either env file, ~/ expanded.
   let dbPath = join(dataHome, "hermes-mcp", "hermes-mcp.db");

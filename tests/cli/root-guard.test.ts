@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { chownSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rootVerdict } from "../../src/cli/root-guard.ts";
+import { sudoInvoker } from "../../src/cli/sudo-invoker.ts";
 import { loginName } from "../../src/login-name.ts";
 import { runCli, tempHomes } from "../support/daemon.ts";
 
@@ -15,6 +16,19 @@ function usersFolder(): { path: string; uid: number } {
 }
 /** A HOME under / that does not exist: its nearest folder is root's everywhere. */
 const rootsHome = (): string => join("/", `hermes-mcp-no-such-home-${process.pid}`);
+
+describe("sudoInvoker (what decides whether the entry loads the guard at all)", () => {
+  test("names the user behind sudo or doas when this process is root, and no one otherwise", () => {
+    expect(sudoInvoker(0, { SUDO_USER: "alice", SUDO_UID: "1000" })).toBe("alice");
+    expect(sudoInvoker(0, { DOAS_USER: "bob" })).toBe("bob");
+    // Not root (sudo -u someone), root by design, root through sudo from root, and an empty variable: nobody to protect.
+    expect(sudoInvoker(1000, { SUDO_USER: "alice" })).toBeNull();
+    expect(sudoInvoker(0, {})).toBeNull();
+    expect(sudoInvoker(0, { SUDO_USER: "root" })).toBeNull();
+    expect(sudoInvoker(0, { SUDO_USER: "" })).toBeNull();
+    expect(sudoInvoker(undefined, { SUDO_USER: "alice" })).toBeNull();
+  });
+});
 
 describe("rootVerdict", () => {
   test("only root through sudo or doas gets one", () => {
