@@ -107,13 +107,22 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const cwdValues = cwdFile.values as Record<string, string>;
   const merged: Record<string, string | undefined> = { ...userValues, ...cwdValues };
   for (const [key, value] of Object.entries(realEnv)) if (value !== undefined) merged[key] = value;
-  // A misspelt setting silently falls back to its default: name it, and the setting probably meant.
+  // A misspelt setting silently falls back to its default: name it, and the setting probably meant. A bare NAME in
+  // HERMES_MCP_HERMES_ENV passes that variable's value on (read below from these settings): used, so never "ignored".
+  const passedOn = new Set(
+    (EnvSchema.shape.HERMES_MCP_HERMES_ENV.safeParse(merged.HERMES_MCP_HERMES_ENV).data ?? [])
+      .filter((entry) => entry.value === null)
+      .map((entry) => entry.name),
+  );
   warnings.push(
-    ...unknownVariableWarnings([
-      { label: "the environment", values: realEnv, shared: true },
-      { label: cwdEnvFile, values: cwdValues, shared: false },
-      { label: userEnvFile, values: userValues, shared: false, own: true },
-    ]),
+    ...unknownVariableWarnings(
+      [
+        { label: "the environment", values: realEnv, shared: true },
+        { label: cwdEnvFile, values: cwdValues, shared: false },
+        { label: userEnvFile, values: userValues, shared: false, own: true },
+      ],
+      passedOn,
+    ),
   );
   const overrides = overrideWarnings([{ label: "the environment", values: realEnv }, cwdFile, userFile]);
   warnings.push(...overrides.map((override) => override.message));

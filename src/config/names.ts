@@ -117,14 +117,18 @@ export interface VariableSource {
   own?: boolean;
 }
 
-/** One warning per unknown variable that looks like ours, naming where it is set and the setting probably meant. */
-export function unknownVariableWarnings(sources: VariableSource[]): string[] {
+/**
+ * One warning per unknown variable that looks like ours, naming where it is set and the setting probably meant.
+ * `passedOn`: the names HERMES_MCP_HERMES_ENV hands to the Hermes child by name — read from these very sources, so
+ * they are used, whatever they are called.
+ */
+export function unknownVariableWarnings(sources: VariableSource[], passedOn: ReadonlySet<string> = new Set()): string[] {
   const warnings: string[] = [];
   const seen = new Set<string>();
   for (const source of sources) {
     for (const name of Object.keys(source.values)) {
       const prefix = prefixOf(name);
-      if (SETTING_NAMES.includes(name) || FOREIGN.has(name) || seen.has(name)) continue;
+      if (SETTING_NAMES.includes(name) || FOREIGN.has(name) || passedOn.has(name) || seen.has(name)) continue;
       if (source.own ? RUNTIME_VARIABLE.test(name) : !prefix) continue;
       // Always reported: our own prefixes anywhere, OAUTH_ in our files, anything in our own file. Otherwise only with
       // a setting to suggest.

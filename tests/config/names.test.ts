@@ -76,6 +76,21 @@ describe("unknown variables", () => {
     expect(own({ NODE_EXTRA_CA_CERTS: "/ca.pem", https_proxy: "http://p", TZ: "UTC", BUN_JSC_useJIT: "0", HERMES_HOME: "/h" })).toEqual([]);
   });
 
+  test("a variable HERMES_MCP_HERMES_ENV passes on by name is used, so never reported as ignored (the own env file's rule spared it)", () => {
+    const home = dir();
+    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(
+      join(home, ".config", "hermes-mcp", "env"),
+      "HERMES_MCP_HERMES_ENV=TELEGRAM_BOT_TOKEN,HERMES_SHOWN=1\nTELEGRAM_BOT_TOKEN=123:abc\nTELEGRAM_CHAT=9\n",
+    );
+    const { config, warnings } = loadConfig({ env: { HOME: home, HERMES_API_KEY: "k" }, cwd: dir() });
+    expect(config.messaging.env).toEqual({ TELEGRAM_BOT_TOKEN: "123:abc", HERMES_SHOWN: "1" });
+    // The name it passes is spared; a name beside it that nothing reads is still said.
+    expect(warnings.filter((warning) => warning.includes("is not a hermes-mcp setting"))).toEqual([
+      expect.stringContaining("TELEGRAM_CHAT (in "),
+    ]);
+  });
+
   test("loadConfig warns once per variable, naming the file it is in", () => {
     const home = dir();
     const cwd = dir();
