@@ -124,16 +124,30 @@ export function contentsOf(file: string): BackupContents {
  * Puts the backup `file` in place of the database at `dbPath`, holding the daemon lock so no serve runs meanwhile
  * (DaemonLockedError when one does). The database it replaces is moved aside, never deleted, even a damaged one; the
  * restored copy is upgraded to this binary's schema first, so a problem shows here rather than at the next start. Every
- * check and the copy come before the renames: until they run, a failure changes nothing.
+ * check and the copy come before the renames: until they run, a failure changes nothing. `onCopied` runs once the copy is
+ * ready, before anything is moved (tests open a connection there).
  */
-export function restoreDatabase(dbPath: string, file: string, now = new Date()): { contents: BackupContents; aside: string | null } {
+export function restoreDatabase(
+  dbPath: string,
+  file: string,
+  now = new Date(),
+  onCopied: () => void = () => {},
+): { contents: BackupContents; aside: string | null } {
   if (resolve(file) === resolve(dbPath)) throw new StoreError(`${file} is the database itself: name a backup file`);
   const contents = contentsOf(file);
   const lock = acquireDaemonLock(dbPath, "restore", "restore");
   try {
     const aside = existsSync(dbPath) ? asideName(dbPath, now) : null;
     const incoming = upgradedCopy(file, `${dbPath}.restoring`);
+    onCopied();
     if (aside) {
+      // Again after the copy, which can take seconds: a program that opened the database meanwhile counts too.
+      try {
+        refuseIfOpenElsewhere(dbPath);
+      } catch (error) {
+        for (const path of [incoming, `${incoming}-wal`, `${incoming}-shm`]) rmSync(path, { force: true });
+        throw error;
+      }
       renameSync(dbPath, aside);
       // A -wal file left beside the restored database would be applied to it (SQLite finds it by name): it goes with
       // the database it belongs to.
@@ -158,16 +172,22 @@ function asideName(dbPath: string, now: Date): string {
     if (error instanceof SchemaRefusal && error.kind === "foreign")
       throw new StoreError(`${dbPath} ${error.problem}: set HERMES_MCP_DB_PATH to hermes-mcp's database, or to a new file to restore into`);
   }
-  // Threat: a write lost without a word. A -wal file our read-write close left means another connection still has the
-  // database open (SQLite removes it when the last one closes); what that program writes next would land in the file
-  // moved aside, not in the restored one.
+  refuseIfOpenElsewhere(dbPath);
+  const aside = `${dbPath}.before-restore-${fileStamp(now)}`;
+  if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
+  return aside;
+}
+
+/**
+ * Threat: a write lost without a word. A -wal file after our read-write close means another connection still has the
+ * database open (SQLite removes it when the last one closes); what that program writes next would land in the file
+ * moved aside, not in the restored one.
+ */
+function refuseIfOpenElsewhere(dbPath: string): void {
   if (existsSync(`${dbPath}-wal`) && writableByUs(dbPath))
     throw new StoreError(
       `another program has ${dbPath} open (an sqlite3 shell, or a hermes-mcp command still running): close it, then restore`,
     );
-  const aside = `${dbPath}.before-restore-${fileStamp(now)}`;
-  if (existsSync(aside)) throw new StoreError(`${aside} already exists: wait a second and try again`);
-  return aside;
 }
 
 /** `file` copied to `target` (0600), upgraded to this binary's schema and on disk; nothing is left behind if that fails. */

@@ -3,6 +3,7 @@ import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { restoreDatabase } from "../../src/store/backup.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { askOverHttp } from "../support/mcp-client.ts";
 import { createToken, databaseOf, runCli, startTestDaemon, tempHomes } from "../support/daemon.ts";
@@ -157,6 +158,31 @@ test("restore refuses while another program has the database open (its next writ
   }
   // Closed, it goes ahead.
   expect((await runCli(["restore", backup], { home: h, env: env() })).code).toBe(0);
+});
+
+test("restore also refuses a program that opened the database while the backup was being copied (the copy can take seconds)", async () => {
+  const h = home();
+  await createToken(h, "mine", env());
+  const backup = join(h, "b.db");
+  expect((await runCli(["backup", backup], { home: h, env: env() })).code).toBe(0);
+  const original = readFileSync(databaseOf(h));
+  let shell: Database | null = null;
+  try {
+    expect(() =>
+      restoreDatabase(databaseOf(h), backup, new Date(), () => {
+        // An sqlite3 shell opened once the first check had passed, during the copy.
+        shell = new Database(databaseOf(h));
+        shell.query("SELECT count(*) FROM jobs").get();
+      }),
+    ).toThrow(
+      `another program has ${databaseOf(h)} open (an sqlite3 shell, or a hermes-mcp command still running): close it, then restore`,
+    );
+    // Nothing moved, and the prepared copy is gone.
+    expect(readFileSync(databaseOf(h)).equals(original)).toBe(true);
+    expect(readdirSync(folderOf(h)).filter((n) => /before-restore|restoring/.test(n))).toEqual([]);
+  } finally {
+    (shell as Database | null)?.close();
+  }
 });
 
 test("backup says what is wrong and writes nothing: no database yet, a folder that does not exist", async () => {
