@@ -72,7 +72,9 @@ export class HeldEndings {
       try {
         ending.write(patient);
       } catch {
-        this.backOff();
+        // A forced try between retries (a session-labelled job's start) keeps the schedule: only the retries back off,
+        // or a chat's follow-ups every 2 s on a full disk pushed the next retry to 30 s within 10 s.
+        if (!force || this.timer === null) this.backOff();
         return this.endings.size;
       }
       this.endings.delete(id);
@@ -97,7 +99,10 @@ export class HeldEndings {
     // Monotonic: a clock set back must not hold the retries off until it catches up.
     this.retryAt = performance.now() + this.retryMs;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(true), this.retryMs);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush(true);
+    }, this.retryMs);
     this.timer.unref?.();
     this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs * 2);
   }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { HeldEndings } from "../../src/store/held-endings.ts";
 import { openStore, type Store } from "../../src/store/index.ts";
 import type { JobEnd, NewJob } from "../../src/store/jobs.ts";
 import { tempDbPaths } from "../support/store-fixtures.ts";
@@ -196,5 +197,42 @@ describe("job endings a full disk refuses", () => {
     disk.room();
     store.close();
     expect(other.jobs.get("j5")?.status).toBe("completed");
+  });
+});
+
+describe("the retries of held endings", () => {
+  test("forced tries between them (each session-labelled job's start) keep the schedule: freed room is written at the next 1-s retry", async () => {
+    const held = new HeldEndings();
+    let full = true;
+    let tries = 0;
+    const write = (): void => {
+      tries++;
+      if (full) throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    held.hold("j1", { write, row: {} as never }, new Error("full"));
+    // Five follow-ups while the disk is full: each tries at once and fails.
+    for (let i = 0; i < 5; i++) expect(held.flush(true)).toBe(1);
+    expect(tries).toBe(5);
+    full = false;
+    // The first retry was due 1 s after the hold; backing off on each forced failure had pushed it to 30 s.
+    await Bun.sleep(1300);
+    expect(held.size).toBe(0);
+    expect(tries).toBe(6);
+  });
+
+  test("a retry that fails still backs off, and the next one is armed", async () => {
+    const held = new HeldEndings();
+    let tries = 0;
+    const write = (): void => {
+      tries++;
+      // The first retry meets a full disk too; the second finds room.
+      if (tries === 1) throw new Error("full");
+    };
+    held.hold("j1", { write, row: {} as never }, new Error("full"));
+    // 1 s: the first retry fails (backing off to 2 s); 3 s: the second succeeds.
+    await Bun.sleep(1200);
+    expect([tries, held.size]).toEqual([1, 1]);
+    await Bun.sleep(2000);
+    expect([tries, held.size]).toEqual([2, 0]);
   });
 });
