@@ -33,13 +33,14 @@ export function overrideWarnings(strongestFirst: SettingSource[]): OverrideWarni
     if (!winner || !overridden) continue;
     // An old unit's EnvironmentFile= (the Python hermes-mcp's habit) reads `X=1 # note` as "1 # note" and puts that in the environment.
     const systemdRead = winner.label === "the environment" && overridden.verbatim?.[name] === winner.values[name];
-    // An empty value counts as unset when read: what applies is the default, not the file's value nor "the environment's".
+    // An empty value counts as unset when read: what applies is what applies with no value at all (the default; for
+    // HERMES_API_KEY, API_SERVER_KEY from ~/.hermes/.env), not the file's value nor "the environment's".
     if (winner.values[name]?.trim() === "") {
       warnings.push({
         setting: name,
-        message: `${name} is set but empty in ${winner.label}, which comes before ${overridden.label}: the default is used — ${
+        message: `${name} is set but empty in ${winner.label}, which comes before ${overridden.label}: it counts as unset, so the value in ${overridden.label} is not used — ${
           winner.label === "the environment" ? `unset ${name}` : `remove that line`
-        } to use the value in ${overridden.label}`,
+        } to use it`,
       });
       continue;
     }

@@ -271,7 +271,7 @@ describe("loadConfig", () => {
     expect(config.log.level).toBe("DEBUG");
   });
 
-  test("an empty variable in the environment over a file's value is said as what it does: the default applies", () => {
+  test("an empty variable in the environment over a file's value is said as what it does: it counts as unset", () => {
     const h = home();
     const userFile = join(h, ".config", "hermes-mcp", "env");
     mkdirSync(join(h, ".config", "hermes-mcp"), { recursive: true });
@@ -279,7 +279,7 @@ describe("loadConfig", () => {
     const { config, warnings } = loadConfig({ env: { HOME: h, HERMES_API_URL: "" }, cwd: home() });
     expect(config.gateway.url).toBe("http://127.0.0.1:8642");
     expect(warnings).toContain(
-      `HERMES_API_URL is set but empty in the environment, which comes before ${userFile}: the default is used — unset HERMES_API_URL to use the value in ${userFile}`,
+      `HERMES_API_URL is set but empty in the environment, which comes before ${userFile}: it counts as unset, so the value in ${userFile} is not used — unset HERMES_API_URL to use it`,
     );
     expect(warnings.join("\n")).not.toContain("the environment's value is used");
   });
