@@ -23,7 +23,7 @@ if (rootNote?.refusal) {
   process.exit(1);
 }
 // Before the command line's own modules (citty, the settings' schema) load, let alone serve's: the first process of a
-// relaunch loads only this file and relaunch.ts's few (measured on a 2-core VM: its part of `serve`'s start 27 → 12 ms).
+// relaunch loads only this file and relaunch.ts's few (measured on a 2-core VM: its part of `serve`'s start 28–36 → 12–15 ms).
 // doctor relaunches only for a runtime variable in an env file (NODE_EXTRA_CA_CERTS, HTTPS_PROXY…), so it sees what serve does.
 if ((command === "serve" || command === "doctor") && !onlyAsksHelp) relaunchWithEnvironment(command);
 // After the relaunch: said once, by the process that runs the command.
