@@ -1,5 +1,6 @@
 // A fake Hermes gateway on loopback, faithful to the gateway API contract (hermes-gateway-api.md), steered by [[directives]] in prompts; records every request.
 import type { Server } from "bun";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const FAKE_GATEWAY_KEY = "test-gateway-key-0123456789";
@@ -83,12 +84,34 @@ export interface FakeGateway {
   stop(): Promise<void>;
 }
 
-/** A loopback port with nothing listening on it (for "connection refused"). */
+/**
+ * A loopback port with nothing listening on it (for "connection refused"), below the ephemeral range: a port handed
+ * out for port 0 (freePort's, a gateway's) could be handed out again, and a daemon that got this one as its BIND_PORT
+ * answered its own gateway calls with 404 (CI, once).
+ */
 export function reserveClosedPort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
+  const below = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = below - 1 - Math.floor(Math.random() * Math.min(8000, below - 1025));
+    try {
+      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
+      return port;
+    } catch {
+      // Taken: another.
+    }
+  }
+  throw new Error(`no free loopback port below ${below}`);
+}
+
+/** Where the ports handed out for port 0 start: Linux's setting (32768 by default); macOS's start higher, at 49152. */
+function ephemeralRangeStart(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 2048) return low;
+  } catch {
+    // Not Linux.
+  }
+  return 32768;
 }
 
 // ---- directives ---------------------------------------------------------------------------------------------------
