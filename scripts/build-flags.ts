@@ -9,7 +9,8 @@
  * Split into chunks: a module imported lazily (a subcommand, serve's modules, the MCP SDK, doctor) is loaded from the
  * binary only when imported, not with the entry. One bundle had every start read all of it (the 1.1 MB bundle's
  * bytecode): twice for `serve`, whose first process only relaunches itself (src/cli/index.ts). Measured on a 2-core VM:
- * a lazily imported bundle delayed a tiny entry from 10 to 27 ms; serve's exec → /healthz 126 → 107–114 ms.
+ * a lazily imported bundle delayed a tiny entry from 10 to 27 ms; serve's exec → /healthz 124–135 → 102–118 ms (medians
+ * of two runs of 15 alternating starts).
  *
  * NODE_ENV pinned: `bun build` inlines process.env.NODE_ENV from the shell that builds, and a binary built with
  * NODE_ENV=test (any build run from `bun test`) had consola (through std-env) drop every info and success line of the
