@@ -1,36 +1,70 @@
-// serve and doctor re-execute themselves once, same PID, when the env file holds runtime variables the environment lacks.
+// serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_JIT_OPTIONS).
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { RUNTIME_VARIABLE } from "../config/runtime-variables.ts";
 import { userPaths } from "../config/user-paths.ts";
 
+/** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
+export const FTL_OPTION = "BUN_JSC_useFTLJIT";
+
 /**
- * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks: Bun reads
- * these (a CA file, a proxy, TZ, BUN_JSC_* options) only as the process starts. Returns when there is nothing to add
- * (the usual case, and always once relaunched), on Windows or a runtime without execve, or when execve fails (then it
- * runs as started).
+ * The options `serve` starts with; a value the owner set is kept. FTL_OPTION also marks a process that has been
+ * relaunched (or that the owner configured): it is never relaunched again.
  *
- * `serve` once relaunched itself on every start to set JavaScriptCore options (no FTL, tier-up 10× sooner). Measured on
- * the compiled binary, on a 2-core VM: the relaunch cost 26 ms of every start (exec → /healthz 106.6 → 80.5 ms, medians
- * of 15 alternating starts), while FTL made no difference to the idle RSS after the memory bench's load (23.5 MiB with
- * it, 23.3 without) and the earlier tier-up only to a fresh daemon's first thousand calls (a sync hermes_ask's added p50
- * ×1.48 of a bare proxy's over calls 200–1,200, ×1.65 at the defaults; over calls 200–6,200, ×1.52 and ×1.48). An owner
- * who wants them sets them in the env file or the unit, as any runtime variable.
+ * - No FTL (JavaScriptCore's top tier). Measured on the compiled binary (bench/RESULTS.md's load, then idle), it adds
+ *   no throughput to this I/O-bound daemon (tools/call ×0.54 of the floor with it and without it) while its compiler's
+ *   machine code, paged in by the first hot loop, stays resident: idle RSS after the load 60.7 MiB with FTL, 58.5 without.
+ * - The baseline and optimising tiers 10× sooner (JavaScriptCore's defaults: 500 and 1,000). A daemon's request path
+ *   runs once per request, so at the defaults it stays in the slower tiers for its first thousands of requests: a sync
+ *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts's loop on fresh daemons, alternating
+ *   runs). Start-up code is unaffected: the release binary starts with the JIT policy scaled ×500
+ *   (scripts/build-flags.ts) until it listens, then at IDLE_JIT_POLICY until it is first called, and again once quiet.
+ *
+ * What the relaunch costs and buys, measured together on the compiled binary (2-core VM): it adds 26 ms to every start
+ * (exec → /healthz 106.6 ms, 80.5 without it; medians of 15 alternating starts). Without these options a cold daemon
+ * under the bench's load (wrk, 50 connections, no warm-up) compiles its request path while it answers: tools/call
+ * ×0.58 of the floor instead of ×0.635 (medians of 6 runs each, alternating), and its p99 under 5 ms in 1 run of 6
+ * instead of 4 (tools/list: 3 of 6 instead of 5). Kept: the load figures are the ones users and clients feel.
+ */
+export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
+  [FTL_OPTION]: "0",
+  BUN_JSC_thresholdForJITAfterWarmUp: "50",
+  BUN_JSC_thresholdForOptimizeAfterWarmUp: "100",
+};
+
+/**
+ * The JIT policy (a scale on those thresholds) from listening until the first /mcp request, and from each quiet spell
+ * until the next: 10× more reluctant than JavaScriptCore's defaults. Compiling pages in the compilers' own machine code:
+ * at the defaults (×10) one small function still reached the optimising tier while idle, and the idle RSS grew 1.8 MiB
+ * (the binary's code mapping); at ×100 nothing does, and a daemon nobody has called yet idles as it did before the
+ * thresholds were lowered.
+ */
+export const IDLE_JIT_POLICY = 100;
+
+/**
+ * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks, and for
+ * `serve` SERVE_JIT_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
+ * who may set it to 1), on Windows or a runtime without execve, or when execve fails (then it runs as started).
  */
 export function relaunchWithEnvironment(
+  command: "serve" | "doctor",
   env: Record<string, string | undefined> = process.env,
   fromFiles: Record<string, string> = runtimeVariablesInFiles(env),
 ): void {
   if (process.platform === "win32" || typeof process.execve !== "function") return;
   const added = Object.fromEntries(Object.entries(fromFiles).filter(([name]) => env[name] === undefined));
-  if (Object.keys(added).length === 0) return;
+  const jit =
+    command === "serve" && env[FTL_OPTION] === undefined
+      ? Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]))
+      : {};
+  if (Object.keys(added).length === 0 && Object.keys(jit).length === 0) return;
   // A compiled binary's argv[1] is its embedded entry (/$bunfs/…), which Bun adds back itself; from source it is the script.
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
   try {
-    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...added });
+    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...added, ...jit });
   } catch {
-    // Carry on as we are: config names the env file's problem, if it has one, right after.
+    // Carry on as we are: the JIT defaults cost memory after load and a little latency early on, nothing else.
   }
 }
 

@@ -8,6 +8,7 @@ import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
 import { gatewayChecks } from "./gateway-checks.ts";
+import { IDLE_JIT_POLICY } from "./relaunch.ts";
 import { unlistenable } from "./listen-errors.ts";
 
 /** One probe of the gateway at start, never awaited: serve starts anyway, and says what `doctor` would say about it. */
@@ -40,14 +41,6 @@ function stopsOnHangup(): boolean {
   return process.stderr.isTTY === true;
 }
 
-/**
- * The JIT policy (a scale on JavaScriptCore's tier-up thresholds) from listening until the first /mcp request, and from
- * each quiet spell until the next: 10× more reluctant than the defaults. Compiling pages in the compilers' own machine
- * code: at the defaults one small function still reached the optimising tier while idle, and the idle RSS grew 1.8 MiB
- * (the binary's code mapping); at 10× nothing does.
- */
-const IDLE_JIT_POLICY = 10;
-
 export default defineCommand({
   meta: { name: "serve", description: "Run the MCP bridge (Streamable HTTP on BIND_HOST:BIND_PORT)" },
   run: () =>
@@ -58,10 +51,10 @@ export default defineCommand({
       const log = createLogger(loaded.config.log.level, loaded.config.log.format);
       let daemon: RunningDaemon | undefined;
       try {
-        // While called, the request path is compiled as JavaScriptCore's defaults have it; once quiet, reluctant again,
-        // so the housekeeping a quiet daemon does (closing connections, reading its own memory map for the code-page
-        // release) wakes no compiler, whose machine code would page back in after the release (measured: 4 MiB more of
-        // the binary resident after the memory bench's load than before it).
+        // While called, the request path is compiled early (SERVE_JIT_OPTIONS' thresholds at the normal policy); once
+        // quiet, reluctant again, so the housekeeping a quiet daemon does (closing connections, reading its own memory
+        // map for the code-page release) wakes no compiler, whose machine code would page back in after the release
+        // (measured: 4 MiB more of the binary resident after the memory bench's load than before it).
         daemon = startDaemon(loaded, log, {
           onServing: () => Bun.unsafe.setJITPolicy(1),
           onQuiet: () => Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY),
@@ -92,7 +85,8 @@ export default defineCommand({
       }
       const running = daemon;
       // The release binary starts with a reluctant JIT (scripts/build-flags.ts): start-up code ran once. Until its first
-      // call (and after each quiet spell) the daemon stays IDLE_JIT_POLICY× more reluctant than the defaults.
+      // call (and after each quiet spell) the daemon stays 10× more reluctant than JavaScriptCore's defaults (see
+      // IDLE_JIT_POLICY).
       Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY);
       warnIfGatewayUnusable(running.config, log);
       let signalled = false;

@@ -1,10 +1,11 @@
 // The single binary: `bun run build` gives a self-contained executable that serves; cross-compiling works as the README says.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isWellPlaced, loadSegments, SEGMENT_ALIGNMENT } from "../../scripts/elf-align.ts";
 import { freePort, makeHome, removeHome } from "../support/daemon.ts";
+import { SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const out = join(tmpdir(), `hermes-mcp-binary-${process.pid}`);
@@ -58,10 +59,6 @@ describe("the compiled binary", () => {
       stderr: expect.stringContaining("No personal access tokens"),
     });
 
-    // A runtime variable in the env file: the compiled serve re-executes itself (same PID) with it, its own arguments
-    // intact (a compiled binary's argv[1] is its embedded entry; src/cli/relaunch.ts).
-    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
-    writeFileSync(join(home, ".config", "hermes-mcp", "env"), "TZ=Pacific/Auckland\n", { mode: 0o600 });
     const port = freePort();
     const proc = Bun.spawn([binary, "serve"], {
       cwd: home,
@@ -73,8 +70,11 @@ describe("the compiled binary", () => {
       expect((await firstHealth(port))?.status).toBe(200);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST" });
       expect(unauthorized.status).toBe(401);
+      // The compiled serve re-executed itself (same PID) with its JavaScriptCore options (src/cli/relaunch.ts).
       if (process.platform === "linux")
-        expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toContain("TZ=Pacific/Auckland");
+        expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toEqual(
+          expect.arrayContaining(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => `${name}=${value}`)),
+        );
     } finally {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);

@@ -1,8 +1,9 @@
-// serve re-executes itself (same PID) only to carry the env file's runtime variables, which Bun reads as it starts; otherwise it starts once.
+// serve re-executes itself once with its JavaScriptCore options (FTL off, earlier tier-up): same PID, same output, the owner's own settings kept.
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 import { RUNTIME_VARIABLE } from "../../src/config/runtime-variables.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
@@ -20,20 +21,22 @@ afterEach(async () => {
 });
 
 describe.if(process.platform === "linux")("serve", () => {
-  test("starts once, with the environment it was given: no JavaScriptCore option of its own (each relaunch is a second runtime start)", async () => {
+  test("runs with its JIT options in the process that was started (same PID), and answers as usual", async () => {
     const daemon = await startTestDaemon({ home: newHome() });
     daemons.push(daemon);
     const environ = environOf(daemon.proc.pid);
-    expect(Object.keys(environ).filter((name) => name.startsWith("BUN_JSC_"))).toEqual([]);
+    expect(environ[FTL_OPTION]).toBe("0");
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
+    expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("50");
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     expect(await daemon.stop()).toBe(0);
     expect(daemon.logs()).toContain("hermes-mcp listening");
   });
 
-  test("an owner's own JavaScriptCore option in the environment reaches the runtime as given", async () => {
-    const daemon = await startTestDaemon({ home: newHome(), env: { BUN_JSC_useFTLJIT: "0" } });
+  test("an owner's own setting of the option is kept (FTL back on with 1)", async () => {
+    const daemon = await startTestDaemon({ home: newHome(), env: { [FTL_OPTION]: "1" } });
     daemons.push(daemon);
-    expect(environOf(daemon.proc.pid).BUN_JSC_useFTLJIT).toBe("0");
+    expect(environOf(daemon.proc.pid)[FTL_OPTION]).toBe("1");
   });
 
   test("the env file's runtime variables (BUN_JSC_*, TZ, NODE_EXTRA_CA_CERTS…) reach the process; its settings stay config's", async () => {
@@ -41,14 +44,14 @@ describe.if(process.platform === "linux")("serve", () => {
     mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
     writeFileSync(
       join(home, ".config", "hermes-mcp", "env"),
-      `BUN_JSC_useFTLJIT=0\nBUN_JSC_thresholdForJITAfterWarmUp=70\nTZ=Pacific/Auckland\nHTTPS_PROXY=http://from-file.invalid\nHERMES_MODEL=hermes-agent\n`,
+      `${FTL_OPTION}=1\nBUN_JSC_thresholdForJITAfterWarmUp=70\nTZ=Pacific/Auckland\nHTTPS_PROXY=http://from-file.invalid\nHERMES_MODEL=hermes-agent\n`,
     );
     const daemon = await startTestDaemon({ home, env: { HTTPS_PROXY: "" } });
     daemons.push(daemon);
     const environ = environOf(daemon.proc.pid);
-    expect(environ.BUN_JSC_useFTLJIT).toBe("0");
+    expect(environ[FTL_OPTION]).toBe("1");
     expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("70");
-    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBeUndefined();
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
     expect(environ.TZ).toBe("Pacific/Auckland");
     // The environment wins, even set empty; a setting is read from the file by config, which names where it came from.
     expect(environ.HTTPS_PROXY).toBe("");
@@ -92,63 +95,52 @@ describe.if(process.platform === "linux")("serve", () => {
     daemons.push(again);
     expect(environOf(again.proc.pid).TZ).toBe("Pacific/Auckland");
   });
+
+  test("an owner's own threshold is kept while the other options are set", async () => {
+    const daemon = await startTestDaemon({ home: newHome(), env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("2000");
+    expect(environ[FTL_OPTION]).toBe("0");
+    expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("50");
+  });
 });
 
 describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
-  /** Runs a script that prints TZ, its arguments and PID, then calls relaunchWithEnvironment; one JSON line per run. */
-  async function runsOf(envFile: string | null): Promise<{ tz: string | null; args: string[]; pid: number }[]> {
+  test("execs the same script with the same arguments once, with the options set; then returns", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
-    try {
-      if (envFile !== null) {
-        mkdirSync(join(dir, ".config", "hermes-mcp"), { recursive: true });
-        writeFileSync(join(dir, ".config", "hermes-mcp", "env"), envFile, { mode: 0o600 });
-      }
-      const script = join(dir, "relaunch.ts");
-      writeFileSync(
-        script,
-        `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
-         console.log(JSON.stringify({ tz: process.env.TZ ?? null, args: process.argv.slice(2), pid: process.pid }));
-         relaunchWithEnvironment();`,
-      );
-      const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
-      const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
-      const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-      expect(code).toBe(0);
-      const runs = out
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as { tz: string | null; args: string[]; pid: number });
-      for (const run of runs) expect(run.pid).toBe(proc.pid);
-      return runs;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-
-  test("with a runtime variable in the env file: execs the same script with the same arguments once, with it set; then returns", async () => {
-    const runs = await runsOf("TZ=Pacific/Auckland\nBIND_PORT=9000\n");
-    expect(runs.map((run) => run.tz)).toEqual([null, "Pacific/Auckland"]);
+    const script = join(dir, "relaunch.ts");
+    writeFileSync(
+      script,
+      `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
+       const options = Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null]));
+       console.log(JSON.stringify({ options, args: process.argv.slice(2), pid: process.pid }));
+       relaunchWithEnvironment("serve");`,
+    );
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+    const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(0);
+    const runs = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { options: Record<string, string | null>; args: string[]; pid: number });
+    const unset = Object.fromEntries(Object.keys(SERVE_JIT_OPTIONS).map((name) => [name, null]));
+    expect(runs.map((run) => run.options)).toEqual([unset, { ...SERVE_JIT_OPTIONS }]);
     expect(runs.map((run) => run.args)).toEqual([
       ["serve", "--flag"],
       ["serve", "--flag"],
     ]);
-  });
-
-  test("with none to add (no env file, or only settings in it): runs once", async () => {
-    expect((await runsOf(null)).length).toBe(1);
-    expect((await runsOf("BIND_PORT=9000\nHERMES_MODEL=hermes-agent\n")).length).toBe(1);
+    expect(runs[1]?.pid).toBe(proc.pid);
   });
 
   test("a typo after serve is still answered by the relaunched process, with the fix", async () => {
     const home = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-home-"));
-    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
-    writeFileSync(join(home, ".config", "hermes-mcp", "env"), "TZ=Pacific/Auckland\n", { mode: 0o600 });
     const result = await runCli(["serve", "--port", "9000"], { home });
     rmSync(home, { recursive: true, force: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("BIND_PORT");
-    // Said once: by the relaunched process only.
-    expect(result.stderr.split("--port").length - 1).toBe(1);
   });
 });
 
