@@ -7,7 +7,6 @@ import { closeIdleGatewayConnections } from "./gateway/http1.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
 import { shellCommand } from "./shell-word.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
-import { PROBE_KEY_SETTING } from "./http/tunnel-probe.ts";
 import { JobService } from "./jobs/service.ts";
 import { idleCollector } from "./idle-collector.ts";
 import type { Logger } from "./log.ts";
@@ -137,9 +136,9 @@ function serveOn(
   );
   const mcpRoute = createMcpRoute({ config, log, verifier, mcp, resourceMetadataUrl: protectedResourceMetadataUrl(config) });
   const oauth = createOAuthServer({ config, store, log, onRevoke: () => verifier.invalidate() });
-  // A fresh key each start: doctor's proof through the tunnel names this process, not one that ran here before.
+  // A fresh key each start: doctor's proof through the tunnel names this process, not one that ran here before. Doctor
+  // reads it from the lock's holder record (setAddress below).
   const probeKey = randomBytes(32).toString("base64url");
-  store.oauth.settings.set(PROBE_KEY_SETTING, probeKey);
   const app = createApp({ config, log, verifier, mcp, mcpRoute, extraRoutes: oauth, probeKey, storageAlarm });
 
   // Whether /mcp has been called since the last quiet spell.
@@ -199,7 +198,7 @@ function serveOn(
   // Start-up is work too: what it leaves behind (config, migrations, schemas built) goes back once the daemon is quiet
   // (measured: 1.6 MiB of anonymous memory).
   collector.touch();
-  lock.setAddress(config.bind.host, config.bind.port);
+  lock.setAddress(config.bind.host, config.bind.port, probeKey);
   const url = `http://${hostPort(config.bind.host, config.bind.port)}`;
   log.info("hermes-mcp listening", {
     url,

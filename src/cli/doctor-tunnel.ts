@@ -3,7 +3,7 @@ import { randomBytes } from "../crypto/primitives.ts";
 import { existsSync } from "node:fs";
 import type { Config } from "../config/load.ts";
 import { protectedResourceMetadataUrl } from "../http/app.ts";
-import { PROBE_KEY_SETTING, PROBE_PATH, PROBE_STREAM_GAP_MS, probeProof } from "../http/tunnel-probe.ts";
+import { PROBE_PATH, PROBE_STREAM_GAP_MS, probeProof } from "../http/tunnel-probe.ts";
 import type { DaemonHolder } from "../store/daemon-lock.ts";
 import { inspectStore } from "../store/index.ts";
 import type { Check } from "./doctor-checks.ts";
@@ -72,18 +72,18 @@ async function probe(issuer: string, challenge: string): Promise<ProbeResult> {
   };
 }
 
-/** The running daemon's probe key and the OAuth grants' use, from the database; nulls when it cannot be read. */
-function fromDatabase(config: Config): { probeKey: string | null; grants: { grants: number; used: number } | null } {
-  if (!existsSync(config.dbPath)) return { probeKey: null, grants: null };
+/** The OAuth grants' use, from the database; null when it cannot be read. */
+function grantUse(config: Config): { grants: number; used: number } | null {
+  if (!existsSync(config.dbPath)) return null;
   try {
     const store = inspectStore(config.dbPath);
     try {
-      return { probeKey: store.oauth.settings.get(PROBE_KEY_SETTING), grants: store.oauth.grants.useSummary() };
+      return store.oauth.grants.useSummary();
     } finally {
       store.close();
     }
   } catch {
-    return { probeKey: null, grants: null };
+    return null;
   }
 }
 
@@ -121,7 +121,9 @@ async function localDaemonCheck(config: Config, running: DaemonHolder | "unknown
 export async function tunnelChecks(config: Config, running: DaemonHolder | "unknown" | null): Promise<Check[]> {
   if (!hasPublicIssuer(config)) return [];
   const issuer = config.issuerUrl;
-  const { probeKey, grants } = fromDatabase(config);
+  const grants = grantUse(config);
+  // The running daemon's per-start key, from its lock record (trusted only while the lock is held: runningDaemon).
+  const probeKey = running === null || running === "unknown" ? null : (running.probe_key ?? null);
   const checks: Check[] = [...tunnelHostChecks(new URL(issuer).hostname)];
   const waf = unusedGrantsCheck(grants);
   const done = (): Check[] => (waf ? [...checks, waf] : checks);
@@ -185,7 +187,10 @@ export async function tunnelChecks(config: Config, running: DaemonHolder | "unkn
     checks.push({
       ok: false,
       title: reachTitle,
-      detail: "the running hermes-mcp recorded no probe key: it predates this version",
+      detail:
+        running === "unknown"
+          ? "the running hermes-mcp's lock record could not be read, so there is no probe key to check its proof with"
+          : "the running hermes-mcp recorded no probe key: it predates this version",
       fix: `restart it (${howToRestart(running === "unknown" ? null : running)}), then run doctor again`,
     });
   } else {

@@ -3,8 +3,6 @@ import { hmacSha256 } from "../crypto/primitives.ts";
 import { Hono } from "hono";
 
 export const PROBE_PATH = "/.well-known/hermes-mcp/probe";
-/** Where the daemon keeps its per-start probe key (oauth_settings), for doctor to read from the same database. */
-export const PROBE_KEY_SETTING = "tunnel_probe_key";
 /** The gap between the stream's two events: a tunnel that buffers delivers both together, at the end. */
 export const PROBE_STREAM_GAP_MS = 1000;
 
@@ -12,7 +10,7 @@ const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /**
  * The proof for a challenge: HMAC-SHA256 under the key this daemon drew at start. The key never leaves the machine
- * (doctor reads it from the 0600 database), so a daemon elsewhere — an old tunnel target, another user's — cannot
+ * (doctor reads it from the daemon's 0600 lock record), so a daemon elsewhere — an old tunnel target, another user's — cannot
  * answer it, and a fresh challenge each run means no recorded answer can be replayed.
  */
 export function probeProof(key: string, challenge: string): string {

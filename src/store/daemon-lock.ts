@@ -20,6 +20,13 @@ const HolderSchema = z.object({
   /** Null until the daemon has bound its port. */
   port: z.number().int().min(0).max(65_535).nullable(),
   started_at: z.number(),
+  /**
+   * serve's tunnel-probe key, drawn at each start (src/http/tunnel-probe.ts): doctor's proof that the public URL reaches
+   * this process. Kept here, not in the database: writing it there was the start's first commit, whose WAL header and
+   * folder fsyncs delayed the first answer (2–44 ms). This file is as private as the database (0600, in the 0700 data
+   * folder) and trusted only while its lock is held. Absent while starting, and for a restore's lock.
+   */
+  probe_key: z.string().optional(),
 });
 export type DaemonHolder = z.output<typeof HolderSchema>;
 
@@ -37,8 +44,11 @@ export function describeHolder(holder: DaemonHolder | null): string {
 }
 
 export interface DaemonLock {
-  /** Records the address actually bound (BIND_PORT=0 picks one at start) so `doctor` and a second `serve` can name it. */
-  setAddress(host: string, port: number): void;
+  /**
+   * Records the address actually bound (BIND_PORT=0 picks one at start) so `doctor` and a second `serve` can name it,
+   * and the tunnel-probe key doctor proves the public URL with.
+   */
+  setAddress(host: string, port: number, probeKey?: string): void;
   release(): void;
 }
 
@@ -85,8 +95,8 @@ export function acquireDaemonLock(dbPath: string, host: string, doing: "start" |
   writeHolder(dbPath, holder);
   let released = false;
   return {
-    setAddress(boundHost, port) {
-      holder = { ...holder, host: boundHost, port };
+    setAddress(boundHost, port, probeKey) {
+      holder = { ...holder, host: boundHost, port, ...(probeKey === undefined ? {} : { probe_key: probeKey }) };
       writeHolder(dbPath, holder);
     },
     release() {

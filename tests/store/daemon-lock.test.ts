@@ -1,6 +1,6 @@
 // The daemon lock on its own: exclusive while held, names its holder, free again once released; probing it creates nothing.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireDaemonLock, DaemonLockedError, runningDaemon } from "../../src/store/daemon-lock.ts";
@@ -35,6 +35,19 @@ describe("daemon lock", () => {
     expect(runningDaemon(path)).toBeNull();
     const again = acquireDaemonLock(path, "127.0.0.1");
     again.release();
+  });
+
+  test("the tunnel-probe key given with the address is read back by doctor's probe, in a record only its owner may read", () => {
+    const path = dbPath();
+    const lock = acquireDaemonLock(path, "127.0.0.1");
+    expect(runningDaemon(path)).not.toHaveProperty("probe_key");
+    lock.setAddress("127.0.0.1", 8765, "k".repeat(43));
+    expect(runningDaemon(path)).toMatchObject({ port: 8765, probe_key: "k".repeat(43) });
+    expect(statSync(`${path}.lock.json`).mode & 0o777).toBe(0o600);
+    // A refusal names the holder by pid and port, never with its key.
+    expect(() => acquireDaemonLock(path, "127.0.0.1")).toThrow(/^(?!.*k{43}).*pid \d+, port 8765/);
+    lock.release();
+    expect(runningDaemon(path)).toBeNull();
   });
 
   test("probing a database that has never been served creates nothing", () => {
