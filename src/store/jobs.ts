@@ -31,6 +31,17 @@ const JobRowSchema = z.object({
 });
 export type JobRow = z.infer<typeof JobRowSchema>;
 const SummarySchema = JobRowSchema.omit({ result: true, partial: true });
+/** What an ending reads back: the columns it did not set (those it set are already known, and checked). */
+const EndedSchema = JobRowSchema.pick({
+  id: true,
+  principal: true,
+  mode: true,
+  prompt_chars: true,
+  session_label: true,
+  created_at: true,
+  started_at: true,
+  task_ttl_ms: true,
+});
 const SUMMARY_COLUMNS =
   "id, principal, mode, status, prompt_chars, session_label, created_at, started_at, finished_at, error, end_reason, task_ttl_ms";
 
@@ -162,10 +173,12 @@ export class JobStore {
     this.getStmt = db.query("SELECT * FROM jobs WHERE id = ?");
     this.startStmt = db.query("UPDATE jobs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'");
     // Only an active job can end: the first ending wins (a cancel racing a completion keeps whichever came first). The
-    // ended row comes back from the same statement: announcing the ending costs no second read.
+    // ended row comes back from the same statement: announcing the ending costs no second read. Only the columns the
+    // ending did not set: an answer just written is not copied back out of SQLite (nor checked again).
     this.finishStmt = db.query(
       `UPDATE jobs SET status = $status, finished_at = $finished_at, result = $result, partial = $partial, error = $error, end_reason = $end_reason
-       WHERE id = $id AND status IN ('pending', 'running') RETURNING *`,
+       WHERE id = $id AND status IN ('pending', 'running')
+       RETURNING id, principal, mode, prompt_chars, session_label, created_at, started_at, task_ttl_ms`,
     );
     this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
     this.mineStmt = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM jobs WHERE principal = ?");
@@ -399,8 +412,27 @@ export class JobStore {
         return ended;
       })();
     }
-    const raw = this.finishStmt.get({ id, ...endingColumns(end) });
-    return raw ? Object.freeze(JobRowSchema.parse(raw)) : null;
+    const ending = endingColumns(end);
+    const raw = this.finishStmt.get({ id, ...ending });
+    if (!raw) return null;
+    const kept = EndedSchema.parse(raw);
+    // In the table's column order, as a row read whole has it.
+    return Object.freeze({
+      id: kept.id,
+      principal: kept.principal,
+      mode: kept.mode,
+      status: ending.status,
+      prompt_chars: kept.prompt_chars,
+      session_label: kept.session_label,
+      created_at: kept.created_at,
+      started_at: kept.started_at,
+      finished_at: ending.finished_at,
+      result: ending.result,
+      partial: ending.partial,
+      error: ending.error,
+      end_reason: ending.end_reason,
+      task_ttl_ms: kept.task_ttl_ms,
+    });
   }
 
   /** A sync call that outlived its budget becomes an ordinary async job. */

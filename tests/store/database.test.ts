@@ -148,6 +148,24 @@ describe("JobStore", () => {
     fresh.close();
   });
 
+  test("the row an ending returns is the row another connection reads from the file, every column and their order", () => {
+    const path = join(tempDir(), "hermes-mcp.db");
+    const store = openStore(path);
+    store.jobs.insert({ ...job("t"), mode: "sync", sessionLabel: "chat", startedAt: 1050, taskTtlMs: 60_000 });
+    const ended = store.jobs.finish("t", {
+      status: "completed",
+      result: "the answer",
+      partial: "the",
+      endReason: "completed",
+      finishedAt: 1300,
+    });
+    const fresh = openStore(path);
+    expect(JSON.stringify(fresh.jobs.get("t"))).toBe(JSON.stringify(ended));
+    expect(ended).toMatchObject({ mode: "sync", session_label: "chat", task_ttl_ms: 60_000, result: "the answer", partial: "the" });
+    fresh.close();
+    store.close();
+  });
+
   test("jobs left active by a dead process become failed, with the reason", () => {
     const store = newStore();
     store.jobs.insert(job("pending"));
