@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clockCheck, tunnelHostChecks, unusedGrantsCheck } from "../../src/cli/doctor-tunnel-verdicts.ts";
 import { freePort, runCli, startTestDaemon, type TestDaemon, tempHomes } from "../support/daemon.ts";
@@ -101,6 +102,33 @@ describe("doctor through a working tunnel", () => {
     expect(result.ok).toBe(true);
     for (const title of [/reachable over trusted HTTPS/, /byte-identical/, /reaches this hermes-mcp/, /unbuffered/, /^clock within/])
       expect(row(result.checks, title)?.status, String(title)).toBe("ok");
+  });
+});
+
+describe("the probe key, in the running daemon's lock record", () => {
+  const lockRecord = (): string => join(daemon.home, ".local", "share", "hermes-mcp", "hermes-mcp.db.lock.json");
+
+  test("is used, never shown: doctor's whole output holds no trace of it", async () => {
+    mode = "pass";
+    const key = (JSON.parse(readFileSync(lockRecord(), "utf8")) as { probe_key?: string }).probe_key ?? "";
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const result = await runCli(["doctor", "--json"], { home: daemon.home, env: { ...daemon.env, NODE_EXTRA_CA_CERTS: CERT } });
+    expect(JSON.parse(result.stdout).checks.find((c: Row) => /reaches this hermes-mcp/.test(c.title))?.status).toBe("ok");
+    expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+  });
+
+  test("a record that cannot be read while the lock is held: said so, nothing proven", async () => {
+    mode = "pass";
+    const saved = readFileSync(lockRecord(), "utf8");
+    writeFileSync(lockRecord(), "not json");
+    try {
+      expect(row((await doctor()).checks, /reaches this hermes-mcp/)).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining("lock record could not be read"),
+      });
+    } finally {
+      writeFileSync(lockRecord(), saved);
+    }
   });
 });
 
