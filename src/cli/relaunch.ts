@@ -11,9 +11,8 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  * The options `serve` starts with; a value the owner set is kept. FTL_OPTION also marks a process that has been
  * relaunched (or that the owner configured): it is never relaunched again.
  *
- * - No FTL (JavaScriptCore's top tier). Measured on the compiled binary (bench/RESULTS.md's load, then idle), it adds
- *   no throughput to this I/O-bound daemon (tools/call ×0.54 of the floor with it and without it) while its compiler's
- *   machine code, paged in by the first hot loop, stays resident: idle RSS after the load 60.7 MiB with FTL, 58.5 without.
+ * - No FTL (JavaScriptCore's top tier): an I/O-bound daemon gains nothing from it, and compiling with it on a 2-core
+ *   machine takes CPU from the requests a cold daemon is answering (with the thresholds below: figures at the end).
  * - The baseline and optimising tiers 10× sooner (JavaScriptCore's defaults: 500 and 1,000). A daemon's request path
  *   runs once per request, so at the defaults it stays in the slower tiers for its first thousands of requests: a sync
  *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts's loop on fresh daemons, alternating
