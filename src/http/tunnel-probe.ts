@@ -10,8 +10,8 @@ const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /**
  * The proof for a challenge: HMAC-SHA256 under the key this daemon drew at start. The key never leaves the machine
- * (doctor reads it from the daemon's 0600 lock record), so a daemon elsewhere — an old tunnel target, another user's — cannot
- * answer it, and a fresh challenge each run means no recorded answer can be replayed.
+ * (doctor reads it from the daemon's 0600 lock record), so a daemon elsewhere — an old tunnel target, another user's —
+ * cannot answer it, and a fresh challenge each run means no recorded answer can be replayed.
  */
 export function probeProof(key: string, challenge: string): string {
   return hmacSha256(key, challenge, "hex");

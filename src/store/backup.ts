@@ -145,7 +145,7 @@ export function restoreDatabase(
       try {
         refuseIfOpenElsewhere(dbPath);
       } catch (error) {
-        for (const path of [incoming, `${incoming}-wal`, `${incoming}-shm`]) rmSync(path, { force: true });
+        removeWithSidecars(incoming);
         throw error;
       }
       renameSync(dbPath, aside);
@@ -192,8 +192,7 @@ function refuseIfOpenElsewhere(dbPath: string): void {
 
 /** `file` copied to `target` (0600), upgraded to this binary's schema and on disk; nothing is left behind if that fails. */
 function upgradedCopy(file: string, target: string): string {
-  const leftovers = [target, `${target}-wal`, `${target}-shm`];
-  for (const path of leftovers) rmSync(path, { force: true });
+  removeWithSidecars(target);
   try {
     copyFileSync(file, target);
     chmodSync(target, 0o600);
@@ -202,9 +201,14 @@ function upgradedCopy(file: string, target: string): string {
     syncPath(target);
     return target;
   } catch (error) {
-    for (const path of leftovers) rmSync(path, { force: true });
+    removeWithSidecars(target);
     throw new StoreError(`the backup ${file} could not be made ready (${(error as Error).message}): use another backup`);
   }
+}
+
+/** A database file and the -wal and -shm files SQLite keeps beside it, gone (those absent included). */
+function removeWithSidecars(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
 }
 
 /** Whether this user may write the file (a read-only connection leaves the -wal file behind whoever else reads). */

@@ -177,8 +177,7 @@ export class JobStore {
     // ending did not set: an answer just written is not copied back out of SQLite (nor checked again).
     this.finishStmt = db.query(
       `UPDATE jobs SET status = $status, finished_at = $finished_at, result = $result, partial = $partial, error = $error, end_reason = $end_reason
-       WHERE id = $id AND status IN ('pending', 'running')
-       RETURNING id, principal, mode, prompt_chars, session_label, created_at, started_at, task_ttl_ms`,
+       WHERE id = $id AND status IN ('pending', 'running') RETURNING ${Object.keys(EndedSchema.shape).join(", ")}`,
     );
     this.totalStmt = db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM jobs");
     this.mineStmt = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM jobs WHERE principal = ?");

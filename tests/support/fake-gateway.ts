@@ -104,7 +104,7 @@ export function reserveClosedPort(): number {
 }
 
 /** Where the ports handed out for port 0 start: Linux's setting (32768 by default); macOS's start higher, at 49152. */
-function ephemeralRangeStart(): number {
+export function ephemeralRangeStart(): number {
   try {
     const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
     if (Number.isInteger(low) && low > 2048) return low;
