@@ -45,15 +45,20 @@ export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
  */
 export const IDLE_JIT_POLICY = 100;
 
+/** Bun's flags that start its sampling CPU profiler (on the command line or in BUN_OPTIONS, both in execArgv). */
+const CPU_PROFILER_FLAG = /^--cpu-prof(?:-md)?$/;
+
 /**
  * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks, and for
  * `serve` SERVE_JIT_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
- * who may set it to 1), on Windows or a runtime without execve, or when execve fails (then it runs as started).
+ * who may set it to 1), on Windows or a runtime without execve, when execve fails (then it runs as started), and while
+ * Bun's CPU profiler runs (saying what that leaves out).
  */
 export function relaunchWithEnvironment(
   command: "serve" | "doctor",
   env: Record<string, string | undefined> = process.env,
   fromFiles: Record<string, string> = runtimeVariablesInFiles(env),
+  execArgv: readonly string[] = process.execArgv,
 ): void {
   if (process.platform === "win32" || typeof process.execve !== "function") return;
   const added = Object.fromEntries(Object.entries(fromFiles).filter(([name]) => env[name] === undefined));
@@ -61,7 +66,16 @@ export function relaunchWithEnvironment(
     command === "serve" && env[FTL_OPTION] === undefined
       ? Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]))
       : {};
-  if (Object.keys(added).length === 0 && Object.keys(jit).length === 0) return;
+  const adding = [...Object.keys(added), ...Object.keys(jit)];
+  if (adding.length === 0) return;
+  // The profiler suspends this thread with a signal (SIGPWR on Linux); one still pending at execve killed the new image
+  // before Bun could handle it ("Power failure": the compiled binary's serve, every time at --cpu-prof-interval=250).
+  if (execArgv.some((flag) => CPU_PROFILER_FLAG.test(flag))) {
+    process.stderr.write(
+      `hermes-mcp: the CPU profiler is on, so ${command} runs as started, without ${adding.join(", ")} (set them in the environment to profile with them)\n`,
+    );
+    return;
+  }
   // A compiled binary's argv[1] is its embedded entry (/$bunfs/…), which Bun adds back itself; from source it is the script.
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];

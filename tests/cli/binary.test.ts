@@ -81,6 +81,38 @@ describe("the compiled binary", () => {
     }
   });
 
+  // After the build above. A profiler's suspend signal pending at a relaunch's execve killed the new image ("Power
+  // failure") every time at this interval: under the profiler, serve runs as started (src/cli/relaunch.ts).
+  test.if(process.platform === "linux")(
+    "serves under Bun's CPU profiler at a fine interval, and writes the profile when stopped",
+    async () => {
+      const binary = join(ROOT, "dist", "hermes-mcp");
+      const profiles = join(out, "profiles");
+      const port = freePort();
+      const proc = Bun.spawn([binary, "serve"], {
+        cwd: home,
+        env: {
+          HOME: home,
+          BIND_PORT: String(port),
+          PATH: "/usr/bin:/bin",
+          BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${profiles} --cpu-prof-interval=100`,
+        },
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      const stderr = new Response(proc.stderr).text();
+      try {
+        expect((await firstHealth(port))?.status).toBe(200);
+      } finally {
+        proc.kill("SIGTERM");
+      }
+      expect({ code: await proc.exited, signal: proc.signalCode }).toEqual({ code: 0, signal: null });
+      expect(await stderr).toContain("the CPU profiler is on, so serve runs as started");
+      expect([...new Bun.Glob("*.cpuprofile").scanSync(profiles)]).toHaveLength(1);
+    },
+    30_000,
+  );
+
   // After the build above. bun:ffi inside the single binary: madvise from the C library (src/code-pages.ts).
   test.if(process.platform === "linux")(
     "once quiet, hands its code pages back to the page cache and keeps answering",

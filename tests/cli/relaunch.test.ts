@@ -135,6 +135,31 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
     expect(runs[1]?.pid).toBe(proc.pid);
   });
 
+  test("under Bun's CPU profiler it runs as started, and says what that leaves out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
+    const script = join(dir, "relaunch.ts");
+    writeFileSync(
+      script,
+      `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
+       console.log(JSON.stringify({ ftl: process.env.${FTL_OPTION} ?? null, pid: process.pid }));
+       relaunchWithEnvironment("serve");`,
+    );
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+    const proc = Bun.spawn([process.execPath, "--cpu-prof", `--cpu-prof-dir=${join(dir, "profiles")}`, script, "serve"], {
+      env,
+      cwd: dir,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const profiles = [...new Bun.Glob("*.cpuprofile").scanSync(join(dir, "profiles"))];
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(0);
+    expect(out.trim().split("\n")).toEqual([JSON.stringify({ ftl: null, pid: proc.pid })]);
+    expect(err).toContain(`the CPU profiler is on, so serve runs as started, without ${Object.keys(SERVE_JIT_OPTIONS).join(", ")}`);
+    expect(profiles).toHaveLength(1);
+  });
+
   test("a typo after serve is still answered by the relaunched process, with the fix", async () => {
     const home = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-home-"));
     const result = await runCli(["serve", "--port", "9000"], { home });
