@@ -28,9 +28,9 @@ export function memoryGiveBack(
       // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
       Bun.shrink();
       // What stays after the memory bench's load (+2.8–3.1 MiB anonymous) is mostly in mimalloc's 16 KiB size class (in
-      // use 3.8 → 7.3–8.2 MiB, Bun.unsafe.mimallocDump), which grows with how many sync calls were in flight at once
-      // (1,000: +3.4–4.4 MiB in use; 300: +0.6), not with gateway concurrency. With the JIT off that class goes back to
-      // its idle size, yet RSS grows alike (+2.7 MiB). Measured without effect: MIMALLOC_PURGE_DELAY=0,
+      // use 3.8 → 6.9–10.9 MiB, Bun.unsafe.mimallocDump), which grows with how many sync calls were in flight at once
+      // (1,000 held calls: +3.0–4.5 MiB in use; 300: +0.6), not with gateway concurrency. With the JIT off that class
+      // goes back to its idle size, yet RSS grows alike (+2.7 MiB). Measured without effect: MIMALLOC_PURGE_DELAY=0,
       // MIMALLOC_PAGE_FULL_RETAIN=0, gcAndSweep() here.
       log.debug("quiet: memory given back", fields);
     },
