@@ -66,7 +66,8 @@ export function relaunchWithEnvironment(
     command === "serve" && env[FTL_OPTION] === undefined
       ? Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]))
       : {};
-  const adding = [...Object.keys(added), ...Object.keys(jit)];
+  // What the relaunch would add (a JIT option the environment already sets is kept, not added).
+  const adding = [...Object.keys(added), ...Object.keys(jit).filter((name) => env[name] === undefined)];
   if (adding.length === 0) return;
   // The profiler suspends this thread with a signal (SIGPWR on Linux); one still pending at execve killed the new image
   // before Bun could handle it ("Power failure": the compiled binary's serve, every time at --cpu-prof-interval=250).

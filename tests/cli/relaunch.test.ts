@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, relaunchWithEnvironment, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 import { RUNTIME_VARIABLE } from "../../src/config/runtime-variables.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
@@ -106,21 +106,38 @@ describe.if(process.platform === "linux")("serve", () => {
   });
 });
 
+/**
+ * Runs a script that prints `report` (a JS expression) as JSON, then calls relaunchWithEnvironment("serve"), with
+ * `bunArgs` before the script and `args` after it, in a fresh folder with no env file; its output and profiles.
+ */
+async function runRelaunchScript(
+  report: string,
+  bunArgs: (dir: string) => string[],
+  args: string[],
+): Promise<{ out: string; err: string; code: number; pid: number; profiles: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
+  const script = join(dir, "relaunch.ts");
+  writeFileSync(
+    script,
+    `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
+     console.log(JSON.stringify(${report}));
+     relaunchWithEnvironment("serve");`,
+  );
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
+  const proc = Bun.spawn([process.execPath, ...bunArgs(dir), script, ...args], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const profiles = existsSync(join(dir, "profiles")) ? [...new Bun.Glob("*.cpuprofile").scanSync(join(dir, "profiles"))] : [];
+  rmSync(dir, { recursive: true, force: true });
+  return { out, err, code, pid: proc.pid, profiles };
+}
+
 describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
   test("execs the same script with the same arguments once, with the options set; then returns", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
-    const script = join(dir, "relaunch.ts");
-    writeFileSync(
-      script,
-      `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
-       const options = Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null]));
-       console.log(JSON.stringify({ options, args: process.argv.slice(2), pid: process.pid }));
-       relaunchWithEnvironment("serve");`,
+    const { out, code, pid } = await runRelaunchScript(
+      `{ options: Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null])), args: process.argv.slice(2), pid: process.pid }`,
+      () => [],
+      ["serve", "--flag"],
     );
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
-    const proc = Bun.spawn([process.execPath, script, "serve", "--flag"], { env, cwd: dir, stdout: "pipe", stderr: "pipe" });
-    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-    rmSync(dir, { recursive: true, force: true });
     expect(code).toBe(0);
     const runs = out
       .trim()
@@ -132,32 +149,35 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
       ["serve", "--flag"],
       ["serve", "--flag"],
     ]);
-    expect(runs[1]?.pid).toBe(proc.pid);
+    expect(runs[1]?.pid).toBe(pid);
   });
 
   test("under Bun's CPU profiler it runs as started, and says what that leaves out", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-relaunch-"));
-    const script = join(dir, "relaunch.ts");
-    writeFileSync(
-      script,
-      `import { relaunchWithEnvironment } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"))};
-       console.log(JSON.stringify({ ftl: process.env.${FTL_OPTION} ?? null, pid: process.pid }));
-       relaunchWithEnvironment("serve");`,
+    const { out, err, code, pid, profiles } = await runRelaunchScript(
+      `{ ftl: process.env.${FTL_OPTION} ?? null, pid: process.pid }`,
+      (dir) => ["--cpu-prof", `--cpu-prof-dir=${join(dir, "profiles")}`],
+      ["serve"],
     );
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir };
-    const proc = Bun.spawn([process.execPath, "--cpu-prof", `--cpu-prof-dir=${join(dir, "profiles")}`, script, "serve"], {
-      env,
-      cwd: dir,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    const profiles = [...new Bun.Glob("*.cpuprofile").scanSync(join(dir, "profiles"))];
-    rmSync(dir, { recursive: true, force: true });
     expect(code).toBe(0);
-    expect(out.trim().split("\n")).toEqual([JSON.stringify({ ftl: null, pid: proc.pid })]);
+    expect(out.trim().split("\n")).toEqual([JSON.stringify({ ftl: null, pid })]);
     expect(err).toContain(`the CPU profiler is on, so serve runs as started, without ${Object.keys(SERVE_JIT_OPTIONS).join(", ")}`);
     expect(profiles).toHaveLength(1);
+  });
+
+  test("under the profiler, the note names only what is left out: not an option the environment sets, but the env file's variables", () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stderr.write;
+    try {
+      relaunchWithEnvironment("serve", { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" }, { TZ: "Pacific/Auckland" }, ["--cpu-prof-md"]);
+      relaunchWithEnvironment("doctor", {}, {}, ["--cpu-prof"]);
+    } finally {
+      process.stderr.write = write;
+    }
+    // Still running here: nothing was executed. The doctor call had nothing to add, so it said nothing.
+    expect(written).toEqual([
+      "hermes-mcp: the CPU profiler is on, so serve runs as started, without TZ, BUN_JSC_useFTLJIT, BUN_JSC_thresholdForJITAfterWarmUp (set them in the environment to profile with them)\n",
+    ]);
   });
 
   test("a typo after serve is still answered by the relaunched process, with the fix", async () => {
