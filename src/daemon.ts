@@ -6,6 +6,7 @@ import { GatewayClient } from "./gateway/client.ts";
 import { closeIdleGatewayConnections } from "./gateway/http1.ts";
 import { createApp, protectedResourceMetadataUrl } from "./http/app.ts";
 import { shellCommand } from "./shell-word.ts";
+import { StartSteps } from "./start-steps.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { JobService } from "./jobs/service.ts";
 import { idleCollector } from "./idle-collector.ts";
@@ -46,18 +47,24 @@ export interface DaemonHooks {
   onQuiet?: () => void;
   /** Called once when the database file was found deleted or replaced (its contents already saved and logged): stop. */
   onDatabaseLost?: () => void;
+  /** Serve's start so far: the daemon times its own steps after them and logs them all at DEBUG once it listens. */
+  steps?: StartSteps;
 }
 
 export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHooks = {}): RunningDaemon {
   // One daemon per database, before anything is read, changed or said: a second `serve` must not fail the first one's
   // live jobs, nor log that it serves.
+  const steps = hooks.steps ?? new StartSteps(performance.now());
   const lock = acquireDaemonLock(loaded.config.dbPath, loaded.config.bind.host);
   for (const note of loaded.notes) log.info(note);
   for (const warning of loaded.warnings) log.warn(warning);
+  // (The lock, then what the settings have to say: the first log line's cost lands here, not on the database.)
+  steps.done("lock");
   let store: Store | null = null;
   let server: Server<undefined> | null = null;
   try {
     store = openStore(loaded.config.dbPath);
+    steps.done("database");
     for (const fix of store.fixes) log.warn(`database permissions tightened: ${fix}`);
     // Bind before recovering jobs: a taken port changes nothing. Requests wait for the real handlers below.
     server = Bun.serve({
@@ -67,7 +74,8 @@ export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHook
       routes: { "/mcp": starting },
       fetch: starting,
     });
-    return serveOn(withBoundPort(loaded.config, server.port as number), store, server, lock, log, hooks);
+    steps.done("listen");
+    return serveOn(withBoundPort(loaded.config, server.port as number), store, server, lock, log, hooks, steps);
   } catch (error) {
     server?.stop(true);
     store?.close();
@@ -91,6 +99,7 @@ function serveOn(
   lock: DaemonLock,
   log: Logger,
   hooks: DaemonHooks,
+  steps: StartSteps,
 ): RunningDaemon {
   const gateway = config.gateway.apiKey
     ? new GatewayClient({
@@ -112,6 +121,7 @@ function serveOn(
     log,
   });
   const { recovered } = jobs.start();
+  steps.done("recovery");
 
   const verifier = createTokenVerifier(store, [personalTokenKind(store), oauthAccessTokenKind(store, config)], Date.now, (error) => {
     if (!storageAlarm.report(error, "record when a token was last used"))
@@ -199,6 +209,7 @@ function serveOn(
   // (measured: 1.6 MiB of anonymous memory).
   collector.touch();
   lock.setAddress(config.bind.host, config.bind.port, probeKey);
+  steps.done("layers");
   const url = `http://${hostPort(config.bind.host, config.bind.port)}`;
   log.info("hermes-mcp listening", {
     url,
@@ -209,6 +220,7 @@ function serveOn(
     recovered_jobs: recovered.length,
     messaging: config.messaging.mode,
   });
+  log.debug("start-up steps", steps.fields());
 
   let stopping: Promise<void> | null = null;
   return {

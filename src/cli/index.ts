@@ -1,5 +1,7 @@
 #!/usr/bin/env -S bun --no-env-file
 // The hermes-mcp entry: decides on the relaunch with next to nothing loaded, then runs the command line (main.ts).
+// First: the time this process reached its entry (serve's "start-up steps" count the runtime's start up to here).
+import "./entry-time.ts";
 import { relaunchWithEnvironment } from "./relaunch.ts";
 import { writeStderr } from "./output.ts";
 import { styleFor } from "./style.ts";

@@ -4,9 +4,11 @@ import { defineCommand } from "citty";
 import type { Config } from "../config/load.ts";
 import { type RunningDaemon, startDaemon } from "../daemon.ts";
 import { createLogger, type Logger } from "../log.ts";
+import { StartSteps } from "../start-steps.ts";
 import { StoreError } from "../store/database.ts";
 import { DaemonLockedError } from "../store/daemon-lock.ts";
 import { CliExit, guarded, loadConfigOrExit } from "./common.ts";
+import { ENTRY_REACHED_MS } from "./entry-time.ts";
 import { gatewayChecks } from "./gateway-checks.ts";
 import { IDLE_JIT_POLICY } from "./relaunch.ts";
 import { unlistenable } from "./listen-errors.ts";
@@ -45,7 +47,12 @@ export default defineCommand({
   meta: { name: "serve", description: "Run the MCP bridge (Streamable HTTP on BIND_HOST:BIND_PORT)" },
   run: () =>
     guarded(async () => {
+      // Where start-up time goes (the DEBUG line "start-up steps"): the runtime, then loading this command's modules.
+      const steps = new StartSteps();
+      steps.done("runtime", ENTRY_REACHED_MS);
+      steps.done("modules");
       const loaded = loadConfigOrExit();
+      steps.done("config");
       // Files we create (database, WAL) are private by default.
       process.umask(0o077);
       const log = createLogger(loaded.config.log.level, loaded.config.log.format);
@@ -60,6 +67,7 @@ export default defineCommand({
           onQuiet: () => Bun.unsafe.setJITPolicy(IDLE_JIT_POLICY),
           // Status 1: systemd (Restart=on-failure) and launchd (KeepAlive unless it succeeded) start it again on the new file.
           onDatabaseLost: () => void daemon?.stop().then(() => process.exit(1)),
+          steps,
         });
       } catch (error) {
         if (error instanceof DaemonLockedError) {

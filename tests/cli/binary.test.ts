@@ -113,6 +113,43 @@ describe("the compiled binary", () => {
     30_000,
   );
 
+  // After the build above. The entry's time is taken before its other modules load (src/cli/entry-time.ts), in the bundle too.
+  test("says at DEBUG where its start-up time went, step by step, within the time it took to answer", async () => {
+    const binary = join(ROOT, "dist", "hermes-mcp");
+    const port = freePort();
+    const started = performance.now();
+    const proc = Bun.spawn([binary, "serve"], {
+      cwd: home,
+      env: { HOME: home, BIND_PORT: String(port), PATH: "/usr/bin:/bin", LOG_LEVEL: "DEBUG", LOG_FORMAT: "json" },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const stderr = new Response(proc.stderr).text();
+    let answeredAfter: number;
+    try {
+      expect((await firstHealth(port))?.status).toBe(200);
+      answeredAfter = performance.now() - started;
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await proc.exited).toBe(0);
+    const line = (await stderr).split("\n").find((l) => l.includes('"start-up steps"'));
+    expect(line, await stderr).toBeDefined();
+    const { time: _time, level, msg, ...fields } = JSON.parse(line as string) as Record<string, number | string>;
+    expect({ level, msg }).toEqual({ level: "debug", msg: "start-up steps" });
+    const names = ["runtime", "modules", "config", "lock", "database", "listen", "recovery", "layers"];
+    expect(Object.keys(fields)).toEqual([...names.map((n) => `${n}_ms`), "total_ms"]);
+    const steps = names.map((n) => fields[`${n}_ms`] as number);
+    expect(steps.every((ms) => ms >= 0)).toBe(true);
+    // The runtime's own start and loading serve's modules take real time in any build.
+    expect(steps[0]).toBeGreaterThan(0);
+    expect(steps[1]).toBeGreaterThan(0);
+    const total = fields.total_ms as number;
+    expect(Math.abs(steps.reduce((sum, ms) => sum + ms, 0) - total)).toBeLessThanOrEqual(0.5);
+    // Counted inside the process that answers: never more than the test saw from exec to the first answer.
+    expect(total).toBeLessThan(answeredAfter);
+  });
+
   // After the build above. bun:ffi inside the single binary: madvise from the C library (src/code-pages.ts).
   test.if(process.platform === "linux")(
     "once quiet, hands its code pages back to the page cache and keeps answering",
