@@ -9,6 +9,7 @@ import { QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
 import { SERVE_JIT_OPTIONS } from "../src/cli/relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
+import { describeStartSteps } from "./start-steps.ts";
 import type { Row } from "./report.ts";
 import { benchSetting } from "./settings.ts";
 import {
@@ -82,6 +83,7 @@ export async function measureMemory(
       target: "≤ 80 ms",
       met: ms <= 80,
     });
+    notes.push(await describeStartSteps(binary, newHome, gatewayEnv));
     rows.push({
       metric: "compiled binary: size (MiB)",
       ours: MiB(Bun.file(binary).size / 1048576),
