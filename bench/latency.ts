@@ -2,11 +2,7 @@
 import { type FakeGateway, preciseNow } from "../tests/support/fake-gateway.ts";
 import type { Row } from "./report.ts";
 import { MCP_HEADERS, startProxyFloor } from "./servers.ts";
-
-const percentile = (xs: number[], p: number): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
-};
+import { percentile } from "./stats.ts";
 
 /** Calls made first and not counted: a daemon in use has its request path compiled by the JIT, a fresh one not yet. */
 export const LATENCY_WARMUP_CALLS = 200;

@@ -10,6 +10,7 @@ import { SERVE_JIT_OPTIONS } from "../src/cli/relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import { describeStartSteps } from "./start-steps.ts";
+import { median } from "./stats.ts";
 import type { Row } from "./report.ts";
 import { benchSetting } from "./settings.ts";
 import {
@@ -26,7 +27,6 @@ import {
 } from "./servers.ts";
 
 const MiB = (n: number): string => n.toFixed(1);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const SETTLE_MS = benchSetting("BENCH_SETTLE_MS", 2000, 0, 60_000);
 const PENDING = 1000;
 /**

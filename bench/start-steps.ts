@@ -1,6 +1,7 @@
 // Where serve's start-up time goes: the steps the daemon times itself (its DEBUG line "start-up steps"), over a few more starts.
 import { join } from "node:path";
 import { startBinary } from "./servers.ts";
+import { median } from "./stats.ts";
 
 const STARTS = 3;
 const STEP_FIELD = /^(.+)_ms$/;
@@ -31,10 +32,7 @@ export function medianSteps(logs: readonly string[]): string {
   const runs = logs.map(stepsIn);
   const names = [...(runs[0]?.keys() ?? [])];
   return names
-    .map((name) => {
-      const values = runs.map((run) => run.get(name) ?? Number.NaN).sort((a, b) => a - b);
-      return `${name === "total" ? "= " : ""}${name} ${(values[Math.floor(values.length / 2)] as number).toFixed(1)}`;
-    })
+    .map((name) => `${name === "total" ? "= " : ""}${name} ${median(runs.map((run) => run.get(name) ?? Number.NaN)).toFixed(1)}`)
     .join(", ");
 }
 
