@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { RUNTIME_VARIABLE } from "../config/runtime-variables.ts";
 import { userPaths } from "../config/user-paths.ts";
+import { writeStderr } from "./output.ts";
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
@@ -72,7 +73,7 @@ export function relaunchWithEnvironment(
   // The profiler suspends this thread with a signal (SIGPWR on Linux); one still pending at execve killed the new image
   // before Bun could handle it ("Power failure": the compiled binary's serve, every time at --cpu-prof-interval=250).
   if (execArgv.some((flag) => CPU_PROFILER_FLAG.test(flag))) {
-    process.stderr.write(
+    writeStderr(
       `hermes-mcp: the CPU profiler is on, so ${command} runs as started, without ${adding.join(", ")} (set them in the environment to profile with them)\n`,
     );
     return;

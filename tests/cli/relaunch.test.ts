@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, relaunchWithEnvironment, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
 import { RUNTIME_VARIABLE } from "../../src/config/runtime-variables.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
@@ -164,16 +164,23 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
     expect(profiles).toHaveLength(1);
   });
 
-  test("under the profiler, the note names only what is left out: not an option the environment sets, but the env file's variables", () => {
-    const written: string[] = [];
-    const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stderr.write;
-    try {
-      relaunchWithEnvironment("serve", { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" }, { TZ: "Pacific/Auckland" }, ["--cpu-prof-md"]);
-      relaunchWithEnvironment("doctor", {}, {}, ["--cpu-prof"]);
-    } finally {
-      process.stderr.write = write;
-    }
+  test("under the profiler, the note names only what is left out: not an option the environment sets, but the env file's variables", async () => {
+    // The note goes through the CLI's stderr writer (src/cli/output.ts): read from a process of its own.
+    const relaunch = JSON.stringify(join(import.meta.dir, "../../src/cli/relaunch.ts"));
+    const proc = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `import { relaunchWithEnvironment } from ${relaunch};
+         relaunchWithEnvironment("serve", { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" }, { TZ: "Pacific/Auckland" }, ["--cpu-prof-md"]);
+         relaunchWithEnvironment("doctor", {}, {}, ["--cpu-prof"]);
+         console.log("still running");`,
+      ],
+      { env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const written = err.split(/(?<=\n)/).filter((line) => line !== "");
+    expect({ out, code }).toEqual({ out: "still running\n", code: 0 });
     // Still running here: nothing was executed. The doctor call had nothing to add, so it said nothing.
     expect(written).toEqual([
       "hermes-mcp: the CPU profiler is on, so serve runs as started, without TZ, BUN_JSC_useFTLJIT, BUN_JSC_thresholdForJITAfterWarmUp (set them in the environment to profile with them)\n",
