@@ -1,5 +1,6 @@
 // GatewayClient: one streaming chat turn against the Hermes gateway (retries, one deadline, real cancel), plus health and model checks.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { type GatewayFetch, gatewayFetchFor } from "./http1.ts";
 import { MalformedAnswer } from "./http1-response.ts";
@@ -78,34 +79,40 @@ const MAX_EMOJI_CHARS = 8;
 
 // ---- what comes off the wire (each streamed chunk: stream-chunk.ts) ------------------------------------------------
 
-const completionSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        message: z.object({ content: z.string().nullish() }),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .min(1),
-  usage: usageSchema.nullish().catch(null),
-  hermes: hermesSchema.nullish().catch(null),
-});
+const completionSchema = builtOnFirstUse(() =>
+  z.object({
+    choices: z
+      .array(
+        z.object({
+          message: z.object({ content: z.string().nullish() }),
+          finish_reason: z.string().nullish(),
+        }),
+      )
+      .min(1),
+    usage: usageSchema.nullish().catch(null),
+    hermes: hermesSchema.nullish().catch(null),
+  }),
+);
 
-const toolProgressSchema = z.object({
-  tool: z.string().min(1),
-  status: z.string().min(1),
-  label: z.string().nullish(),
-  emoji: z.string().nullish(),
-  toolCallId: z.string().nullish(),
-});
+const toolProgressSchema = builtOnFirstUse(() =>
+  z.object({
+    tool: z.string().min(1),
+    status: z.string().min(1),
+    label: z.string().nullish(),
+    emoji: z.string().nullish(),
+    toolCallId: z.string().nullish(),
+  }),
+);
 
-const errorEnvelopeSchema = z.object({
-  error: errorFieldSchema.nullish().catch(null),
-  hermes: hermesSchema.nullish().catch(null),
-});
+const errorEnvelopeSchema = builtOnFirstUse(() =>
+  z.object({
+    error: errorFieldSchema.nullish().catch(null),
+    hermes: hermesSchema.nullish().catch(null),
+  }),
+);
 
-const healthSchema = z.object({ version: z.string().nullish().catch(null) });
-const modelsSchema = z.object({ data: z.array(z.object({ id: z.string() })) });
+const healthSchema = builtOnFirstUse(() => z.object({ version: z.string().nullish().catch(null) }));
+const modelsSchema = builtOnFirstUse(() => z.object({ data: z.array(z.object({ id: z.string() })) }));
 
 // ---- one call's deadline and cancellation ---------------------------------------------------------------------------
 

@@ -1,11 +1,14 @@
 // Reads one streamed chat.completion.chunk off the wire: by hand for what every event carries, zod for the final chunk's extras.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { isPlainObject } from "../web/plain-object.ts";
 
-export const usageSchema = z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() });
+export const usageSchema = builtOnFirstUse(() =>
+  z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+);
 /** Extra facts on incomplete runs; a wrongly shaped one is ignored rather than failing the turn. */
-export const hermesSchema = z.object({ completed: z.boolean().nullish(), error_code: z.string().nullish() });
-export const errorFieldSchema = z.object({ code: z.unknown() });
+export const hermesSchema = builtOnFirstUse(() => z.object({ completed: z.boolean().nullish(), error_code: z.string().nullish() }));
+export const errorFieldSchema = builtOnFirstUse(() => z.object({ code: z.unknown() }));
 export type Usage = z.infer<typeof usageSchema>;
 export type HermesFacts = z.infer<typeof hermesSchema>;
 

@@ -1,19 +1,22 @@
 // What a running job is doing, in bounded memory: elapsed time, current and recent Hermes tool events, answer length.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import type { GatewayEvent } from "../gateway/client.ts";
 
 /** A Hermes tool event, as the gateway client parses it (declared there once). */
 export type ToolEvent = Omit<Extract<GatewayEvent, { type: "tool" }>, "type">;
 
 /** The progress hermes_check shows for a running job (the MCP output schema uses this very schema). */
-export const ProgressSnapshotSchema = z.object({
-  elapsed_seconds: z.number(),
-  current_tool: z.string().nullable(),
-  recent_events: z.array(z.string()),
-  answer_chars: z.number(),
-  tool_events: z.number(),
-  note: z.string().nullable(),
-});
+export const ProgressSnapshotSchema = builtOnFirstUse(() =>
+  z.object({
+    elapsed_seconds: z.number(),
+    current_tool: z.string().nullable(),
+    recent_events: z.array(z.string()),
+    answer_chars: z.number(),
+    tool_events: z.number(),
+    note: z.string().nullable(),
+  }),
+);
 export type ProgressSnapshot = z.output<typeof ProgressSnapshotSchema>;
 
 const RECENT_LIMIT = 8;

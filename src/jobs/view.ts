@@ -1,33 +1,38 @@
 // The public shape of a job (what hermes_check returns), declared once as a schema, built from its stored row and, while it runs, its live progress.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { JOB_STATUSES, type JobRow, type StatusCounts } from "../store/jobs.ts";
 import { ProgressSnapshotSchema, type ProgressSnapshot } from "./progress.ts";
 
 /** Every status a caller can see: the stored ones, and "unknown" for an id it cannot see. */
 export const VIEW_STATUSES = [...JOB_STATUSES, "unknown"] as const;
 
-export const JobViewSchema = z.object({
-  job_id: z.string(),
-  status: z.enum(VIEW_STATUSES),
-  created_at: z.number().nullable(),
-  started_at: z.number().nullable(),
-  finished_at: z.number().nullable(),
-  prompt_chars: z.number().nullable(),
-  session_id: z.string().nullable(),
-  result: z.string().optional(),
-  error: z.string().optional(),
-  partial_result: z.string().optional(),
-  end_reason: z.string().optional(),
-  queue_position: z.number().optional(),
-  progress: ProgressSnapshotSchema.optional(),
-});
+export const JobViewSchema = builtOnFirstUse(() =>
+  z.object({
+    job_id: z.string(),
+    status: z.enum(VIEW_STATUSES),
+    created_at: z.number().nullable(),
+    started_at: z.number().nullable(),
+    finished_at: z.number().nullable(),
+    prompt_chars: z.number().nullable(),
+    session_id: z.string().nullable(),
+    result: z.string().optional(),
+    error: z.string().optional(),
+    partial_result: z.string().optional(),
+    end_reason: z.string().optional(),
+    queue_position: z.number().optional(),
+    progress: ProgressSnapshotSchema.optional(),
+  }),
+);
 export type JobView = z.output<typeof JobViewSchema>;
 
 /** What hermes_reset reports: the caller's jobs cleared, by status as they stood before. */
-export const ResetSummarySchema = z.object({
-  cleared: z.number(),
-  by_status: z.partialRecord(z.enum(JOB_STATUSES), z.number()),
-});
+export const ResetSummarySchema = builtOnFirstUse(() =>
+  z.object({
+    cleared: z.number(),
+    by_status: z.partialRecord(z.enum(JOB_STATUSES), z.number()),
+  }),
+);
 export type ResetSummary = z.output<typeof ResetSummarySchema>;
 
 /** Compile-time proof that two types are identical: a declaration of type `Same<A, B>` only accepts `true` when they are. */

@@ -1,5 +1,6 @@
 // A 2025-era session's own messages answered without the SDK: initialize, logging/setLevel, methods it lacks, its notifications, and the 405 for any method but POST.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { cancelCall } from "./cancellations.ts";
 import type { ToolDeps } from "./deps.ts";
 import { SERVER_INSTRUCTIONS } from "./descriptions.ts";
@@ -28,28 +29,30 @@ const JsonObject = z.custom<Record<string, unknown>>(isJsonObject);
  * capability, `_meta`, an unknown or 2026 protocol version — goes to the SDK, which words the error or negotiates.
  */
 // Threat: an answer the SDK would refuse (the SDK is the authority on protocol errors); tests/mcp/fast-session.test.ts.
-const FastInitializeParams = z.object({
-  protocolVersion: z.string().refine(isLegacyProtocolVersion),
-  capabilities: z.object({
-    experimental: z.record(z.string(), JsonObject).optional(),
-    sampling: z.object({ context: JsonObject.optional(), tools: JsonObject.optional() }).optional(),
-    elicitation: JsonObject.and(
-      z.object({ form: JsonObject.and(z.object({ applyDefaults: z.boolean().optional() })).optional(), url: JsonObject.optional() }),
-    ).optional(),
-    roots: z.object({ listChanged: z.boolean().optional() }).optional(),
-    extensions: z.record(z.string(), JsonObject).optional(),
-    tasks: z.never().optional(),
+const FastInitializeParams = builtOnFirstUse(() =>
+  z.object({
+    protocolVersion: z.string().refine(isLegacyProtocolVersion),
+    capabilities: z.object({
+      experimental: z.record(z.string(), JsonObject).optional(),
+      sampling: z.object({ context: JsonObject.optional(), tools: JsonObject.optional() }).optional(),
+      elicitation: JsonObject.and(
+        z.object({ form: JsonObject.and(z.object({ applyDefaults: z.boolean().optional() })).optional(), url: JsonObject.optional() }),
+      ).optional(),
+      roots: z.object({ listChanged: z.boolean().optional() }).optional(),
+      extensions: z.record(z.string(), JsonObject).optional(),
+      tasks: z.never().optional(),
+    }),
+    clientInfo: z.object({
+      name: z.string(),
+      title: z.string().optional(),
+      version: z.string(),
+      websiteUrl: z.string().optional(),
+      description: z.string().optional(),
+      icons: z.never().optional(),
+    }),
+    _meta: z.never().optional(),
   }),
-  clientInfo: z.object({
-    name: z.string(),
-    title: z.string().optional(),
-    version: z.string(),
-    websiteUrl: z.string().optional(),
-    description: z.string().optional(),
-    icons: z.never().optional(),
-  }),
-  _meta: z.never().optional(),
-});
+);
 
 /**
  * The SDK's stateless answer to a 2025-era initialize (the version asked for, which is one it supports; this server's
@@ -68,10 +71,12 @@ export function fastInitialize(call: FastCall): Response | null {
 }
 
 /** MCP server/utilities/logging: the levels the SDK's LoggingLevelSchema takes. */
-const SetLevelParams = z.object({
-  level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
-  _meta: z.never().optional(),
-});
+const SetLevelParams = builtOnFirstUse(() =>
+  z.object({
+    level: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
+    _meta: z.never().optional(),
+  }),
+);
 const UNIMPLEMENTED = new Set<string>(UNIMPLEMENTED_METHODS);
 
 /**
@@ -86,10 +91,12 @@ export function fastSessionCall(call: FastCall): Response | null {
   return UNIMPLEMENTED.has(call.method) ? sseError(call.id, -32601, "Method not found") : null;
 }
 
-const CancelledParams = z.object({
-  requestId: z.union([z.string(), z.number().int()]).optional(),
-  reason: z.string().optional(),
-});
+const CancelledParams = builtOnFirstUse(() =>
+  z.object({
+    requestId: z.union([z.string(), z.number().int()]).optional(),
+    reason: z.string().optional(),
+  }),
+);
 
 /**
  * 202, as the SDK answers every notification: for notifications/initialized and roots/list_changed at once, for a

@@ -1,5 +1,6 @@
 // Validates an authorization request step by step: what must end on an error page (never redirecting) and what may redirect with an error (approved clients only).
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import type { Config } from "../config/load.ts";
 import type { ClientDirectory, ResolvedClient } from "./clients.ts";
 import { SCOPE } from "./constants.ts";
@@ -9,16 +10,18 @@ import { isValidChallenge } from "./pkce.ts";
 import { isOurResource } from "./resource.ts";
 
 /** Unrecognised parameters are ignored (RFC 6749 §3.1); recognised ones are bounded. */
-const AuthorizeParams = z.object({
-  response_type: z.string().max(64).optional(),
-  client_id: z.string().min(1).max(2048).optional(),
-  redirect_uri: z.string().max(2048).optional(),
-  state: z.string().max(2048).optional(),
-  scope: z.string().max(2048).optional(),
-  code_challenge: z.string().max(256).optional(),
-  code_challenge_method: z.string().max(64).optional(),
-  resource: z.string().max(2048).optional(),
-});
+const AuthorizeParams = builtOnFirstUse(() =>
+  z.object({
+    response_type: z.string().max(64).optional(),
+    client_id: z.string().min(1).max(2048).optional(),
+    redirect_uri: z.string().max(2048).optional(),
+    state: z.string().max(2048).optional(),
+    scope: z.string().max(2048).optional(),
+    code_challenge: z.string().max(256).optional(),
+    code_challenge_method: z.string().max(64).optional(),
+    resource: z.string().max(2048).optional(),
+  }),
+);
 
 export interface AuthorizationRequest {
   client: ResolvedClient;

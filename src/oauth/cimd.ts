@@ -1,6 +1,7 @@
 // Client ID Metadata Documents: a client_id that is an https URL names its own metadata; fetched under SSRF guards, validated, cached within bounds.
 import { randomBytes } from "../crypto/primitives.ts";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import type { Logger } from "../log.ts";
 import type { StoredClient } from "../store/oauth-clients.ts";
 import type { Store } from "../store/index.ts";
@@ -18,12 +19,14 @@ import { stripUnsafeChars } from "../unsafe-text.ts";
 
 const MEMORY_CACHE_LIMIT = 100;
 
-const DocumentSchema = z.looseObject({
-  client_id: z.string(),
-  client_name: z.string().max(200).optional(),
-  redirect_uris: z.array(z.string().max(2048)).min(1).max(MAX_REDIRECT_URIS),
-  token_endpoint_auth_method: z.string().max(64).optional(),
-});
+const DocumentSchema = builtOnFirstUse(() =>
+  z.looseObject({
+    client_id: z.string(),
+    client_name: z.string().max(200).optional(),
+    redirect_uris: z.array(z.string().max(2048)).min(1).max(MAX_REDIRECT_URIS),
+    token_endpoint_auth_method: z.string().max(64).optional(),
+  }),
+);
 
 export type CimdResult = { ok: true; client: StoredClient } | { ok: false; reason: string };
 

@@ -1,6 +1,7 @@
 // POST /register (RFC 7591): JSON only, size-capped, rate-limited per address, bounded while unapproved, redirect URIs validated; secrets returned once, stored as hashes.
 import { randomBytes } from "../crypto/primitives.ts";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import type { Config } from "../config/load.ts";
 import { generateToken, hashToken } from "../crypto/tokens.ts";
 import type { Logger } from "../log.ts";
@@ -24,16 +25,18 @@ import { dynamicClientsEnabled } from "./password.ts";
 import { parseRedirectUri } from "../web/redirect-uri.ts";
 
 /** RFC 7591 §2 client metadata we act on; anything else is accepted and ignored. */
-const RegistrationSchema = z.looseObject({
-  redirect_uris: z
-    .array(z.string().max(2048), { error: "redirect_uris must be an array of URIs" })
-    .min(1, "redirect_uris must list at least one URI")
-    .max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect_uris`),
-  token_endpoint_auth_method: z.string().max(64).optional(),
-  grant_types: z.array(z.string().max(64)).max(10).optional(),
-  response_types: z.array(z.string().max(64)).max(10).optional(),
-  client_name: z.string().max(200).optional(),
-});
+const RegistrationSchema = builtOnFirstUse(() =>
+  z.looseObject({
+    redirect_uris: z
+      .array(z.string().max(2048), { error: "redirect_uris must be an array of URIs" })
+      .min(1, "redirect_uris must list at least one URI")
+      .max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect_uris`),
+    token_endpoint_auth_method: z.string().max(64).optional(),
+    grant_types: z.array(z.string().max(64)).max(10).optional(),
+    response_types: z.array(z.string().max(64)).max(10).optional(),
+    client_name: z.string().max(200).optional(),
+  }),
+);
 
 const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
 

@@ -1,24 +1,29 @@
 // POST /token (RFC 6749 §3.2): client authentication under a failed-auth throttle, then the authorization_code or refresh_token grant.
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { authenticateRequest, type ClientGateDeps } from "./client-gate.ts";
 import { MAX_FORM_BYTES } from "./constants.ts";
 import { NO_STORE, oauthError } from "./errors.ts";
 import { readForm } from "./form.ts";
 import type { GrantOutcome, GrantService } from "./grants.ts";
 
-const CodeGrant = z.object({
-  code: z.string({ error: "code is required" }).min(1, "code is required").max(512),
-  redirect_uri: z.string({ error: "redirect_uri is required (it was sent in the authorization request)" }).min(1).max(2048),
-  code_verifier: z.string({ error: "code_verifier is required (PKCE)" }).min(1, "code_verifier is required (PKCE)").max(256),
-  resource: z.string().max(2048).optional(),
-});
+const CodeGrant = builtOnFirstUse(() =>
+  z.object({
+    code: z.string({ error: "code is required" }).min(1, "code is required").max(512),
+    redirect_uri: z.string({ error: "redirect_uri is required (it was sent in the authorization request)" }).min(1).max(2048),
+    code_verifier: z.string({ error: "code_verifier is required (PKCE)" }).min(1, "code_verifier is required (PKCE)").max(256),
+    resource: z.string().max(2048).optional(),
+  }),
+);
 
-const RefreshGrant = z.object({
-  refresh_token: z.string({ error: "refresh_token is required" }).min(1, "refresh_token is required").max(512),
-  resource: z.string().max(2048).optional(),
-  // RFC 6749 §6: a narrower scope may be asked for; there is only one scope, so the grant's scope is kept.
-  scope: z.string().max(2048).optional(),
-});
+const RefreshGrant = builtOnFirstUse(() =>
+  z.object({
+    refresh_token: z.string({ error: "refresh_token is required" }).min(1, "refresh_token is required").max(512),
+    resource: z.string().max(2048).optional(),
+    // RFC 6749 §6: a narrower scope may be asked for; there is only one scope, so the grant's scope is kept.
+    scope: z.string().max(2048).optional(),
+  }),
+);
 
 export interface TokenEndpointDeps extends ClientGateDeps {
   grants: GrantService;

@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 import { folderFailure, foreignOwnerError, StoreError } from "./database.ts";
 import { startRefusal } from "./storage-failure.ts";
 
@@ -14,20 +15,22 @@ import { startRefusal } from "./storage-failure.ts";
  * other descriptor on that file would drop the process's fcntl locks (POSIX).
  */
 
-const HolderSchema = z.object({
-  pid: z.number().int().positive(),
-  host: z.string(),
-  /** Null until the daemon has bound its port. */
-  port: z.number().int().min(0).max(65_535).nullable(),
-  started_at: z.number(),
-  /**
-   * serve's tunnel-probe key, drawn at each start (src/http/tunnel-probe.ts): doctor's proof that the public URL reaches
-   * this process. Kept here, not in the database: writing it there was the start's first commit, whose WAL header and
-   * folder fsyncs delayed the first answer (2–44 ms). This file is as private as the database (0600, in the 0700 data
-   * folder) and trusted only while its lock is held. Absent while starting, and for a restore's lock.
-   */
-  probe_key: z.string().optional(),
-});
+const HolderSchema = builtOnFirstUse(() =>
+  z.object({
+    pid: z.number().int().positive(),
+    host: z.string(),
+    /** Null until the daemon has bound its port. */
+    port: z.number().int().min(0).max(65_535).nullable(),
+    started_at: z.number(),
+    /**
+     * serve's tunnel-probe key, drawn at each start (src/http/tunnel-probe.ts): doctor's proof that the public URL reaches
+     * this process. Kept here, not in the database: writing it there was the start's first commit, whose WAL header and
+     * folder fsyncs delayed the first answer (2–44 ms). This file is as private as the database (0600, in the 0700 data
+     * folder) and trusted only while its lock is held. Absent while starting, and for a restore's lock.
+     */
+    probe_key: z.string().optional(),
+  }),
+);
 export type DaemonHolder = z.output<typeof HolderSchema>;
 
 export class DaemonLockedError extends StoreError {

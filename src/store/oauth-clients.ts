@@ -1,23 +1,26 @@
 // Typed queries over oauth_clients: registered (RFC 7591) and client-metadata-document clients; secrets only as hashes.
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 
 export const CLIENT_AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
-const ClientRowSchema = z.object({
-  client_id: z.string(),
-  kind: z.enum(["registered", "cimd"]),
-  name: z.string(),
-  secret_hash: z.string().nullable(),
-  auth_method: z.enum(CLIENT_AUTH_METHODS),
-  redirect_uris: z.string().transform((text) => z.array(z.string()).parse(JSON.parse(text))),
-  created_at: z.number(),
-  last_used_at: z.number().nullable(),
-  cached_until: z.number().nullable(),
-  principal: z.string().nullable(),
-  approved_at: z.number().nullable(),
-});
+const ClientRowSchema = builtOnFirstUse(() =>
+  z.object({
+    client_id: z.string(),
+    kind: z.enum(["registered", "cimd"]),
+    name: z.string(),
+    secret_hash: z.string().nullable(),
+    auth_method: z.enum(CLIENT_AUTH_METHODS),
+    redirect_uris: z.string().transform((text) => z.array(z.string()).parse(JSON.parse(text))),
+    created_at: z.number(),
+    last_used_at: z.number().nullable(),
+    cached_until: z.number().nullable(),
+    principal: z.string().nullable(),
+    approved_at: z.number().nullable(),
+  }),
+);
 
 export interface StoredClient {
   clientId: string;

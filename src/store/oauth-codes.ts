@@ -1,19 +1,22 @@
 // Typed queries over oauth_codes: authorization codes by hash, with what they are bound to, single-use marking and bounded eviction.
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 
-const CodeRowSchema = z.object({
-  code_hash: z.string(),
-  client_id: z.string(),
-  redirect_uri: z.string(),
-  code_challenge: z.string(),
-  resource: z.string(),
-  scope: z.string(),
-  created_at: z.number(),
-  expires_at: z.number(),
-  used_at: z.number().nullable(),
-  grant_id: z.string().nullable(),
-});
+const CodeRowSchema = builtOnFirstUse(() =>
+  z.object({
+    code_hash: z.string(),
+    client_id: z.string(),
+    redirect_uri: z.string(),
+    code_challenge: z.string(),
+    resource: z.string(),
+    scope: z.string(),
+    created_at: z.number(),
+    expires_at: z.number(),
+    used_at: z.number().nullable(),
+    grant_id: z.string().nullable(),
+  }),
+);
 
 export interface StoredCode {
   codeHash: string;

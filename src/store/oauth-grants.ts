@@ -1,19 +1,22 @@
 // Typed queries over oauth_grants and oauth_access_tokens: one grant per approval and its access tokens (hashes only; refresh tokens: oauth-refresh-tokens.ts).
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 
 export type ClientKind = "static" | "registered" | "cimd";
 
-const GrantRowSchema = z.object({
-  id: z.string(),
-  client_id: z.string(),
-  client_kind: z.enum(["static", "registered", "cimd"]),
-  scope: z.string(),
-  resource: z.string(),
-  refresh_expires_at: z.number(),
-  created_at: z.number(),
-  last_used_at: z.number().nullable(),
-});
+const GrantRowSchema = builtOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    client_id: z.string(),
+    client_kind: z.enum(["static", "registered", "cimd"]),
+    scope: z.string(),
+    resource: z.string(),
+    refresh_expires_at: z.number(),
+    created_at: z.number(),
+    last_used_at: z.number().nullable(),
+  }),
+);
 
 export interface Grant {
   id: string;
@@ -54,15 +57,17 @@ export interface AccessTokenRecord {
   clientPrincipal: string | null;
 }
 
-const AccessRowSchema = z.object({
-  grant_id: z.string(),
-  client_id: z.string(),
-  client_kind: z.enum(["static", "registered", "cimd"]),
-  scope: z.string(),
-  resource: z.string(),
-  expires_at: z.number(),
-  client_principal: z.string().nullable(),
-});
+const AccessRowSchema = builtOnFirstUse(() =>
+  z.object({
+    grant_id: z.string(),
+    client_id: z.string(),
+    client_kind: z.enum(["static", "registered", "cimd"]),
+    scope: z.string(),
+    resource: z.string(),
+    expires_at: z.number(),
+    client_principal: z.string().nullable(),
+  }),
+);
 
 export interface ClientUsage {
   clientId: string;

@@ -1,11 +1,12 @@
 // Typed queries over oauth_refresh_tokens: every refresh token a grant ever issued (hashes only), live, grace (once) or spent.
 import type { Database } from "bun:sqlite";
 import { z } from "zod";
+import { builtOnFirstUse } from "../schema-on-first-use.ts";
 
 export const REFRESH_STATES = ["live", "grace", "spent"] as const;
 export type RefreshState = (typeof REFRESH_STATES)[number];
 
-const RefreshRowSchema = z.object({ grant_id: z.string(), state: z.enum(REFRESH_STATES) });
+const RefreshRowSchema = builtOnFirstUse(() => z.object({ grant_id: z.string(), state: z.enum(REFRESH_STATES) }));
 
 export interface RefreshTokenRecord {
   grantId: string;
