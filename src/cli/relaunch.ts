@@ -24,7 +24,10 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  * (exec → /healthz 106.6 ms, 80.5 without it; medians of 15 alternating starts). Without these options a cold daemon
  * under the bench's load (wrk, 50 connections, no warm-up) compiles its request path while it answers: tools/call
  * ×0.58 of the floor instead of ×0.635 (medians of 6 runs each, alternating), and its p99 under 5 ms in 1 run of 6
- * instead of 4 (tools/list: 3 of 6 instead of 5). Kept: the load figures are the ones users and clients feel.
+ * instead of 4 (tools/list: 3 of 6 instead of 5). Measured again once start-up had shed 15 ms elsewhere (schemas built
+ * on first use): 88.3 ms with the relaunch, 65.7 without (15 alternating starts), but over three alternating bench
+ * pairs without it a sync hermes_ask added p50 0.52–0.60 ms over a bare proxy's instead of 0.26–0.41, and p99 2.8–3.3
+ * ms instead of 1.7–2.5; the load runs were a draw. Kept: the call figures are the ones users and clients feel.
  *
  * Measured and left out: BUN_GC_TIMER_DISABLE=1 (Bun's own GC timer off) would ride here for free, and idles lower
  * (19.3 → 16.3 MiB; 13.2 → 2.8 wake-ups a second) with p99 under wrk unchanged; but under the soak's sustained load
