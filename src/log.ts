@@ -3,6 +3,9 @@ import { escapeBreakingChars, hasBreakingChar } from "./unsafe-text.ts";
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
+/** A duration as log lines give it: milliseconds to the tenth. */
+export const logMs = (ms: number): number => Math.round(ms * 10) / 10;
+
 export interface Logger {
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;

@@ -1,4 +1,5 @@
 // How long each step of a start took, for the DEBUG line that says where serve's start-up time goes.
+import { logMs } from "./log.ts";
 
 /**
  * Steps are timed back to back on performance.now()'s clock, whose zero is this process's runtime start (after a
@@ -21,13 +22,11 @@ export class StartSteps {
 
   /** Milliseconds since the clock's zero at the last step's end. */
   get totalMs(): number {
-    return roundMs(this.last);
+    return logMs(this.last);
   }
 
   /** Log fields: `<step>_ms` for each step in order, then `total_ms`. */
   fields(): Record<string, number> {
-    return { ...Object.fromEntries(this.steps.map(([name, ms]) => [`${name}_ms`, roundMs(ms)])), total_ms: this.totalMs };
+    return { ...Object.fromEntries(this.steps.map(([name, ms]) => [`${name}_ms`, logMs(ms)])), total_ms: this.totalMs };
   }
 }
-
-const roundMs = (ms: number): number => Math.round(ms * 10) / 10;

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
 import type { Config } from "../config/load.ts";
-import type { Logger } from "../log.ts";
+import { type Logger, logMs } from "../log.ts";
 import type { McpEndpoint } from "../mcp/server.ts";
 import type { TokenVerifier } from "../oauth/verify.ts";
 import type { StorageAlarm } from "../store/storage-failure.ts";
@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): Hono {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      ms: logMs(performance.now() - started),
     });
   });
 

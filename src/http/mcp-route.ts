@@ -1,6 +1,6 @@
 // The /mcp request pipeline as plain steps (no middleware chain on the hot path): Host, Origin, bearer, body cap, MCP, one log line.
 import type { Config } from "../config/load.ts";
-import type { Logger } from "../log.ts";
+import { type Logger, logMs } from "../log.ts";
 import type { McpEndpoint } from "../mcp/server.ts";
 import type { TokenVerifier } from "../oauth/verify.ts";
 import { authenticate } from "./bearer.ts";
@@ -25,7 +25,7 @@ export function createMcpRoute(deps: McpRouteDeps): (request: Request) => Promis
       path: "/mcp",
       status: response.status,
       bytes_in: Number(request.headers.get("content-length") ?? 0) || undefined,
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      ms: logMs(performance.now() - started),
       client,
     });
     return response;
