@@ -347,6 +347,16 @@ describe("mistakes are named", () => {
     expect((await runCli(["doctr"], { home: home() })).stderr).toContain('did you mean "doctor"?');
   });
 
+  test("serve with anything after it is read as a command line (a bare serve starts the daemon without the parser)", async () => {
+    const stray = await runCli(["serve", "extra"], { home: home() });
+    expect(stray.code).toBe(1);
+    expect(stray.stderr).toContain('"hermes-mcp serve" does not take "extra"');
+    const help = await runCli(["serve", "--help"], { home: home() });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Run the MCP bridge (Streamable HTTP on BIND_HOST:BIND_PORT)");
+    expect(await runCli(["help", "serve"], { home: home() })).toEqual(help);
+  });
+
   test("an unknown flag is an error naming the setting meant", async () => {
     const port = await runCli(["serve", "--port", "9000"], { home: home() });
     expect(port.code).toBe(1);
