@@ -2,7 +2,6 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineCommand, runMain } from "citty";
 import { Hono } from "hono";
 import { LinearRouter } from "hono/router/linear-router";
 import { z } from "zod";
@@ -10,10 +9,10 @@ import { idleCollector } from "../../src/idle-collector.ts";
 import { memoryGiveBack } from "../../src/memory-give-back.ts";
 
 /*
- * Compiled with the release flags and run like the daemon (bench/memory.ts), step for step: a citty command line, the
- * environment checked by a zod schema, a log line through Bun.stderr, an exclusive SQLite lock and a holder file, a
- * WAL database with a table and prepared statements, a random key and a hash (Web Crypto and Bun's hasher, as
- * src/crypto/primitives.ts), a Hono app (its linear router, as the daemon's) behind Bun.serve's routes, one HTTP/1.1
+ * Compiled with the release flags and run like the daemon (bench/memory.ts), step for step: a bare `serve` argument read
+ * as the daemon's entry reads it (no command-line parser, src/cli/index.ts), the environment checked by a zod schema,
+ * a log line through Bun.stderr, an exclusive SQLite lock and a holder file, a WAL database with a table and prepared
+ * statements, a random key and a hash (Web Crypto and Bun's hasher, as src/crypto/primitives.ts), a Hono app (its linear router, as the daemon's) behind Bun.serve's routes, one HTTP/1.1
  * request to the gateway over Bun.connect, signal handlers; and once quiet, memory given back as `serve` gives it (the
  * daemon's own idle collector and src/memory-give-back.ts, the only code of its own the floor runs: without them the
  * floor would keep what the daemon hands back). What differs from the daemon's figure is the daemon's own code and data.
@@ -87,4 +86,9 @@ function serve(): Promise<never> {
   return new Promise(() => {});
 }
 
-await runMain(defineCommand({ meta: { name: "features-floor" }, subCommands: { serve: defineCommand({ run: serve }) } }));
+// argv[1] is the entry (a compiled binary's embedded one): `features-floor serve` and nothing else.
+if (process.argv.length !== 3 || process.argv[2] !== "serve") {
+  process.stderr.write("usage: features-floor serve\n");
+  process.exit(2);
+}
+await serve();
