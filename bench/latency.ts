@@ -1,7 +1,7 @@
 // Latency a sync hermes_ask adds over calling the gateway directly: the same turn both ways, interleaved, raw HTTP on both sides.
 import { type FakeGateway, preciseNow } from "../tests/support/fake-gateway.ts";
 import type { Row } from "./report.ts";
-import { MCP_HEADERS, startProxyFloor } from "./servers.ts";
+import { MCP_HEADERS, startProxyFloor, startSocketProxyFloor } from "./servers.ts";
 import { percentile } from "./stats.ts";
 
 /** Calls made first and not counted: a daemon in use has its request path compiled by the JIT, a fresh one not yet. */
@@ -25,12 +25,17 @@ export async function measureLatency(
   warmup = LATENCY_WARMUP_CALLS,
 ): Promise<{ rows: Row[]; notes: string[] }> {
   console.error(
-    `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through a bare Bun proxy…`,
+    `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through two bare Bun proxies (fetch, raw socket)…`,
   );
   const direct = newPath();
   const bridged = newPath();
   const proxied = newPath();
+  const socketProxied = newPath();
   const proxy = await startProxyFloor(gateway.url, gateway.apiKey);
+  const socketProxy = await startSocketProxyFloor(gateway.url, gateway.apiKey).catch(async (error: Error) => {
+    await proxy.stop();
+    throw error;
+  });
   /** Times one call and, from the gateway's stamps on the one turn it caused, splits it into the way in and the way out. */
   const timed = async (path: Path | null, call: () => Promise<string>): Promise<string> => {
     const turns = gateway.chats.length;
@@ -70,12 +75,19 @@ export async function measureLatency(
       const viaProxy = await timed(counted ? proxied : null, async () =>
         (await fetch(`${proxy.url}/`, { method: "POST", body: prompt })).text(),
       );
-      if (!raw.includes("[DONE]") || !text.includes('"status":"completed"') || !viaProxy.includes('"chars"')) {
-        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy}`);
+      const viaSocketProxy = await timed(counted ? socketProxied : null, async () =>
+        (await fetch(`${socketProxy.url}/`, { method: "POST", body: prompt })).text(),
+      );
+      if (
+        !raw.includes("[DONE]") ||
+        !text.includes('"status":"completed"') ||
+        ![viaProxy, viaSocketProxy].every((t) => t.includes('"chars"'))
+      ) {
+        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy} / ${viaSocketProxy}`);
       }
     }
   } finally {
-    await proxy.stop();
+    await Promise.all([proxy.stop(), socketProxy.stop()]);
   }
   const rows: Row[] = [];
   for (const [p, target] of [
@@ -84,11 +96,12 @@ export async function measureLatency(
   ] as const) {
     const added = percentile(bridged.total, p) - percentile(direct.total, p);
     const proxyAdded = percentile(proxied.total, p) - percentile(direct.total, p);
+    const socketProxyAdded = percentile(socketProxied.total, p) - percentile(direct.total, p);
     rows.push({
       metric: `sync hermes_ask added latency p${p} (ms)`,
       // Three decimals: the verdict is on the exact figure, and 0.503 printed as "0.50 … NO" reads as a contradiction.
       ours: added.toFixed(3),
-      baseline: `gateway direct ${percentile(direct.total, p).toFixed(2)}, via hermes-mcp ${percentile(bridged.total, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)}`,
+      baseline: `gateway direct ${percentile(direct.total, p).toFixed(2)}, via hermes-mcp ${percentile(bridged.total, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)} (with fetch), ${socketProxyAdded.toFixed(2)} (on a raw socket)`,
       ratio: "—",
       target: `≤ ${target} ms`,
       met: added <= target,
@@ -99,7 +112,8 @@ export async function measureLatency(
   const notes = [
     `sync hermes_ask added latency by direction (p50 of each part over the direct call's, from the gateway's own time stamps): ` +
       `ours ${addedPart(bridged, "in")} ms on the way in (request → gateway) and ${addedPart(bridged, "out")} ms on the way out ` +
-      `(gateway's last byte → answer); a bare Bun proxy ${addedPart(proxied, "in")} and ${addedPart(proxied, "out")} ms`,
+      `(gateway's last byte → answer); a bare Bun proxy ${addedPart(proxied, "in")} and ${addedPart(proxied, "out")} ms with fetch, ` +
+      `${addedPart(socketProxied, "in")} and ${addedPart(socketProxied, "out")} ms on a raw socket`,
   ];
   return { rows, notes };
 }

@@ -181,9 +181,17 @@ export async function startExpressPeer(answer: unknown): Promise<Running | null>
   return spawnListening([node, join(import.meta.dir, "baselines", "express-server.mjs")], { BENCH_ANSWER: JSON.stringify(answer) });
 }
 
-/** The least a bridge adds: a bare Bun.serve forwarding each POST to the gateway (bench/baselines/proxy-server.ts). */
+/** A bare Bun.serve forwarding each POST to the gateway with fetch (bench/baselines/proxy-server.ts). */
 export async function startProxyFloor(gatewayUrl: string, gatewayKey: string): Promise<Running> {
   return spawnListening([process.execPath, join(import.meta.dir, "baselines", "proxy-server.ts")], {
+    BENCH_GATEWAY_URL: gatewayUrl,
+    BENCH_GATEWAY_KEY: gatewayKey,
+  });
+}
+
+/** The same bare proxy on one kept-alive raw socket instead of fetch (bench/baselines/socket-proxy-server.ts). */
+export async function startSocketProxyFloor(gatewayUrl: string, gatewayKey: string): Promise<Running> {
+  return spawnListening([process.execPath, join(import.meta.dir, "baselines", "socket-proxy-server.ts")], {
     BENCH_GATEWAY_URL: gatewayUrl,
     BENCH_GATEWAY_KEY: gatewayKey,
   });

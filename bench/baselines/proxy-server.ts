@@ -1,4 +1,4 @@
-// Baseline: the least a bridge can add — a bare Bun.serve that forwards each POST to the gateway and answers when the stream ends (no auth, no store, no MCP).
+// Baseline: a bare Bun.serve that forwards each POST to the gateway with fetch and answers when the stream ends (no auth, no store, no MCP).
 const gateway = process.env.BENCH_GATEWAY_URL ?? "";
 const key = process.env.BENCH_GATEWAY_KEY ?? "";
 
