@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { FakeGateway } from "../tests/support/fake-gateway.ts";
 import { connectClient, type Era } from "../tests/support/mcp-client.ts";
 import { QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
-import { SERVE_JIT_OPTIONS } from "../src/cli/relaunch.ts";
+import { SERVE_RUNTIME_OPTIONS } from "../src/cli/relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
 import { describeStartSteps } from "./start-steps.ts";
@@ -67,7 +67,7 @@ export async function measureMemory(
         starts.push(daemon.startMs);
         await daemon.stop();
         // The same runtime features started alike, none of our code: one runtime start, where serve has two (its relaunch).
-        const floorRun = await startBinary(floor, join(floorDir, `home-${i}`), { BENCH_GATEWAY_URL: gateway.url, ...SERVE_JIT_OPTIONS });
+        const floorRun = await startBinary(floor, join(floorDir, `home-${i}`), { BENCH_GATEWAY_URL: gateway.url, ...SERVE_RUNTIME_OPTIONS });
         floorStarts.push(floorRun.startMs);
         await floorRun.stop();
       }
@@ -307,7 +307,7 @@ async function featuresFloorIdle(gatewayUrl: string): Promise<{ idle: number; pa
   const dir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
   try {
     const binary = await installedFeaturesFloor(dir);
-    const env = { BENCH_GATEWAY_URL: gatewayUrl, ...SERVE_JIT_OPTIONS };
+    const env = { BENCH_GATEWAY_URL: gatewayUrl, ...SERVE_RUNTIME_OPTIONS };
     const fresh = await idleReading(binary, join(dir, "home"), env);
     const dropped = dropFromPageCache(binary);
     return {

@@ -9,6 +9,7 @@ import { shellCommand } from "./shell-word.ts";
 import { StartSteps } from "./start-steps.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { JobService } from "./jobs/service.ts";
+import { gcPacingFor } from "./gc-pacing.ts";
 import { idleCollector } from "./idle-collector.ts";
 import type { Logger } from "./log.ts";
 import { memoryGiveBack } from "./memory-give-back.ts";
@@ -174,12 +175,15 @@ function serveOn(
     );
     hooks.onDatabaseLost?.();
   };
+  // While busy, collections at the pace Bun's own GC timer would keep, when serve has turned that timer off.
+  const pacing = gcPacingFor();
   // Once quiet after work: the gateway's idle connections close (each would otherwise time out later on its own, and
   // run code after the code-page release), then memory goes back (src/memory-give-back.ts).
   const collector = idleCollector(
     server,
     memoryGiveBack(store.db, log, () => {
       serving = false;
+      pacing.quiet();
       hooks.onQuiet?.();
       const change = databaseLost ? null : database.change();
       if (change) onDatabaseChange(change);
@@ -191,6 +195,7 @@ function serveOn(
     routes: {
       "/mcp": (request) => {
         collector.touch();
+        pacing.touch();
         if (!serving) {
           serving = true;
           hooks.onServing?.();
@@ -200,6 +205,7 @@ function serveOn(
     },
     fetch: (request, bunServer) => {
       collector.touch();
+      pacing.touch();
       return app.fetch(request, bunServer);
     },
     // /mcp's own failures land here (Hono's onError answers the rest the same way).
@@ -231,6 +237,7 @@ function serveOn(
       stopping ??= (async () => {
         log.info("shutting down: no new requests; interrupting active jobs");
         collector.stop();
+        pacing.quiet();
         server.stop(false);
         await jobs.shutdown();
         await messaging?.close().catch(() => undefined);

@@ -1,4 +1,4 @@
-// serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_JIT_OPTIONS).
+// serve and doctor re-execute themselves once, same PID, with the env file's runtime variables (and serve with SERVE_RUNTIME_OPTIONS).
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { RUNTIME_VARIABLE } from "../config/runtime-variables.ts";
@@ -8,8 +8,12 @@ import { writeStderr } from "./output.ts";
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
 
+/** Bun's own GC timer is off while this variable is set, whatever its value; BUN_GC_TIMER_INTERVAL sets its period. */
+export const GC_TIMER_OFF = "BUN_GC_TIMER_DISABLE";
+const GC_TIMER_PERIOD = "BUN_GC_TIMER_INTERVAL";
+
 /**
- * The options `serve` starts with; a value the owner set is kept. FTL_OPTION also marks a process that has been
+ * The runtime options `serve` starts with; a value the owner set is kept. FTL_OPTION also marks a process that has been
  * relaunched (or that the owner configured): it is never relaunched again.
  *
  * - No FTL (JavaScriptCore's top tier): an I/O-bound daemon gains nothing from it, and compiling with it on a 2-core
@@ -19,6 +23,15 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  *   hermes_ask added 0.05–0.08 ms more over its first 800 calls (bench/latency.ts's loop on fresh daemons, alternating
  *   runs). Start-up code is unaffected: the release binary starts with the JIT policy scaled ×500
  *   (scripts/build-flags.ts) until it listens, then at IDLE_JIT_POLICY until it is first called, and again once quiet.
+ * - Bun's own GC timer off (GC_TIMER_OFF). It asks for a collection every second while the heap changes and every
+ *   30 s forever after, busy or not, each of which pages JavaScriptCore's collector back in after the code-page
+ *   release; at start it also asks for one as the entry point begins to wait, whose pauses (≈ 4 ms) landed in the
+ *   start. The daemon paces its collections itself while busy (src/gc-pacing.ts), and its idle collector gives memory
+ *   back once quiet, as before. Measured on the compiled binary: idle RSS 18.0 → 14.2 MiB, after the memory bench's
+ *   load 22.1 → 19.0 MiB (the ratio of the two rises, ×1.23 → ×1.34, because idle fell: what stays is the runtime's,
+ *   anonymous +4.3 MiB as a bare Bun.serve's +4.3), an idle daemon's wake-ups 10.6–13.0 → 3.0 a second, start-up
+ *   steps 45.7 → 41.0 and 44.0 → 40.5 ms (medians of 11 alternating starts); the load runs a draw. An owner who sets
+ *   BUN_GC_TIMER_INTERVAL keeps Bun's timer (and then the daemon does not pace).
  *
  * What the relaunch costs and buys, measured together on the compiled binary (2-core VM): it adds 26 ms to every start
  * (exec → /healthz 106.6 ms, 80.5 without it; medians of 15 alternating starts). Without these options a cold daemon
@@ -28,16 +41,12 @@ export const FTL_OPTION = "BUN_JSC_useFTLJIT";
  * on first use): 88.3 ms with the relaunch, 65.7 without (15 alternating starts), but over three alternating bench
  * pairs without it a sync hermes_ask added p50 0.52–0.60 ms over a bare proxy's instead of 0.26–0.41, and p99 2.8–3.3
  * ms instead of 1.7–2.5; the load runs were a draw. Kept: the call figures are the ones users and clients feel.
- *
- * Measured and left out: BUN_GC_TIMER_DISABLE=1 (Bun's own GC timer off) would ride here for free, and idles lower
- * (19.3 → 16.3 MiB; 13.2 → 2.8 wake-ups a second) with p99 under wrk unchanged; but under the soak's sustained load
- * nothing collects between JavaScriptCore's own collections: RSS right after it 172.0 MiB instead of 106.2 (peak 188.5
- * against 175.7, its limit 192), the margin a leak check needs.
  */
-export const SERVE_JIT_OPTIONS: Readonly<Record<string, string>> = {
+export const SERVE_RUNTIME_OPTIONS: Readonly<Record<string, string>> = {
   [FTL_OPTION]: "0",
   BUN_JSC_thresholdForJITAfterWarmUp: "50",
   BUN_JSC_thresholdForOptimizeAfterWarmUp: "100",
+  [GC_TIMER_OFF]: "1",
 };
 
 /**
@@ -54,7 +63,7 @@ const CPU_PROFILER_FLAG = /^--cpu-prof(?:-md)?$/;
 
 /**
  * Re-executes this command once, same PID, with the env file's runtime variables that the environment lacks, and for
- * `serve` SERVE_JIT_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
+ * `serve` SERVE_RUNTIME_OPTIONS. Returns when there is nothing to add (already relaunched, or FTL_OPTION set by the owner,
  * who may set it to 1), on Windows or a runtime without execve, when execve fails (then it runs as started), and while
  * Bun's CPU profiler runs (saying what that leaves out).
  */
@@ -66,9 +75,15 @@ export function relaunchWithEnvironment(
 ): void {
   if (process.platform === "win32" || typeof process.execve !== "function") return;
   const added = Object.fromEntries(Object.entries(fromFiles).filter(([name]) => env[name] === undefined));
+  // An owner who set the GC timer's period wants that timer: it stays on.
+  const ownTimer = env[GC_TIMER_PERIOD] !== undefined || fromFiles[GC_TIMER_PERIOD] !== undefined;
   const jit =
     command === "serve" && env[FTL_OPTION] === undefined
-      ? Object.fromEntries(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]))
+      ? Object.fromEntries(
+          Object.entries(SERVE_RUNTIME_OPTIONS)
+            .filter(([name]) => !(name === GC_TIMER_OFF && ownTimer))
+            .map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]),
+        )
       : {};
   // What the relaunch would add (a JIT option the environment already sets is kept, not added).
   const adding = [...Object.keys(added), ...Object.keys(jit).filter((name) => env[name] === undefined)];

@@ -57,7 +57,7 @@ export const runServe = (): Promise<void> =>
     const log = createLogger(loaded.config.log.level, loaded.config.log.format);
     let daemon: RunningDaemon | undefined;
     try {
-      // While called, the request path is compiled early (SERVE_JIT_OPTIONS' thresholds at the normal policy); once
+      // While called, the request path is compiled early (SERVE_RUNTIME_OPTIONS' thresholds at the normal policy); once
       // quiet, reluctant again, so the housekeeping a quiet daemon does (closing connections, reading its own memory
       // map for the code-page release) wakes no compiler, whose machine code would page back in after the release
       // (measured: 4 MiB more of the binary resident after the memory bench's load than before it).

@@ -8,4 +8,4 @@
  * moment `serve` or `doctor` starts.
  */
 export const RUNTIME_VARIABLE =
-  /^(?:NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS_PROXY|https_proxy|HTTP_PROXY|http_proxy|NO_PROXY|no_proxy|TZ|BUN_JSC_[A-Za-z]+)$/;
+  /^(?:NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS_PROXY|https_proxy|HTTP_PROXY|http_proxy|NO_PROXY|no_proxy|TZ|BUN_JSC_[A-Za-z]+|BUN_GC_TIMER_DISABLE|BUN_GC_TIMER_INTERVAL)$/;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { buildFeaturesFloor, rssMiB, rssSplit, startBinary } from "../../bench/servers.ts";
 import { QUIET_MS, RELEASE_AFTER_MS } from "../../src/idle-collector.ts";
 import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
-import { SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { SERVE_RUNTIME_OPTIONS } from "../../src/cli/relaunch.ts";
 
 let dir: string;
 let gateway: FakeGateway;
@@ -25,7 +25,7 @@ test("compiles, serves /healthz from Hono, keeps its WAL database and lock, asks
   const binary = await buildFeaturesFloor(dir);
   const home = join(dir, "home");
   const healthBefore = gateway.requests.filter((r) => r.path === "/health").length;
-  const floor = await startBinary(binary, home, { BENCH_GATEWAY_URL: gateway.url, ...SERVE_JIT_OPTIONS });
+  const floor = await startBinary(binary, home, { BENCH_GATEWAY_URL: gateway.url, ...SERVE_RUNTIME_OPTIONS });
   try {
     const health = await fetch(`${floor.url}/healthz`);
     expect(health.status).toBe(200);

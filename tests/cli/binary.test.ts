@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isWellPlaced, loadSegments, SEGMENT_ALIGNMENT } from "../../scripts/elf-align.ts";
 import { freePort, makeHome, removeHome } from "../support/daemon.ts";
-import { SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { SERVE_RUNTIME_OPTIONS } from "../../src/cli/relaunch.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const out = join(tmpdir(), `hermes-mcp-binary-${process.pid}`);
@@ -73,7 +73,7 @@ describe("the compiled binary", () => {
       // The compiled serve re-executed itself (same PID) with its JavaScriptCore options (src/cli/relaunch.ts).
       if (process.platform === "linux")
         expect(readFileSync(`/proc/${proc.pid}/environ`, "utf8").split("\0")).toEqual(
-          expect.arrayContaining(Object.entries(SERVE_JIT_OPTIONS).map(([name, value]) => `${name}=${value}`)),
+          expect.arrayContaining(Object.entries(SERVE_RUNTIME_OPTIONS).map(([name, value]) => `${name}=${value}`)),
         );
     } finally {
       proc.kill("SIGTERM");

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FTL_OPTION, SERVE_JIT_OPTIONS } from "../../src/cli/relaunch.ts";
+import { FTL_OPTION, SERVE_RUNTIME_OPTIONS } from "../../src/cli/relaunch.ts";
 import { RUNTIME_VARIABLE } from "../../src/config/runtime-variables.ts";
 import { SETTING_NAMES } from "../../src/config/names.ts";
 import { runCli, startTestDaemon, tempHomes, type TestDaemon } from "../support/daemon.ts";
@@ -28,6 +28,8 @@ describe.if(process.platform === "linux")("serve", () => {
     expect(environ[FTL_OPTION]).toBe("0");
     expect(environ.BUN_JSC_thresholdForOptimizeAfterWarmUp).toBe("100");
     expect(environ.BUN_JSC_thresholdForJITAfterWarmUp).toBe("50");
+    // Bun's own GC timer off: the daemon paces its collections itself while busy (src/gc-pacing.ts).
+    expect(environ.BUN_GC_TIMER_DISABLE).toBe("1");
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     expect(await daemon.stop()).toBe(0);
     expect(daemon.logs()).toContain("hermes-mcp listening");
@@ -96,6 +98,23 @@ describe.if(process.platform === "linux")("serve", () => {
     expect(environOf(again.proc.pid).TZ).toBe("Pacific/Auckland");
   });
 
+  test("an owner who sets the GC timer's period (in the environment or the env file) keeps Bun's GC timer on", async () => {
+    const daemon = await startTestDaemon({ home: newHome(), env: { BUN_GC_TIMER_INTERVAL: "500" } });
+    daemons.push(daemon);
+    const environ = environOf(daemon.proc.pid);
+    expect(environ.BUN_GC_TIMER_INTERVAL).toBe("500");
+    expect(environ.BUN_GC_TIMER_DISABLE).toBeUndefined();
+    expect(environ[FTL_OPTION]).toBe("0");
+    const home = newHome();
+    mkdirSync(join(home, ".config", "hermes-mcp"), { recursive: true });
+    writeFileSync(join(home, ".config", "hermes-mcp", "env"), "BUN_GC_TIMER_INTERVAL=2000\n");
+    const fromFile = await startTestDaemon({ home });
+    daemons.push(fromFile);
+    const fileEnviron = environOf(fromFile.proc.pid);
+    expect(fileEnviron.BUN_GC_TIMER_INTERVAL).toBe("2000");
+    expect(fileEnviron.BUN_GC_TIMER_DISABLE).toBeUndefined();
+  });
+
   test("an owner's own threshold is kept while the other options are set", async () => {
     const daemon = await startTestDaemon({ home: newHome(), env: { BUN_JSC_thresholdForOptimizeAfterWarmUp: "2000" } });
     daemons.push(daemon);
@@ -134,7 +153,7 @@ async function runRelaunchScript(
 describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
   test("execs the same script with the same arguments once, with the options set; then returns", async () => {
     const { out, code, pid } = await runRelaunchScript(
-      `{ options: Object.fromEntries(${JSON.stringify(Object.keys(SERVE_JIT_OPTIONS))}.map((name) => [name, process.env[name] ?? null])), args: process.argv.slice(2), pid: process.pid }`,
+      `{ options: Object.fromEntries(${JSON.stringify(Object.keys(SERVE_RUNTIME_OPTIONS))}.map((name) => [name, process.env[name] ?? null])), args: process.argv.slice(2), pid: process.pid }`,
       () => [],
       ["serve", "--flag"],
     );
@@ -143,8 +162,8 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as { options: Record<string, string | null>; args: string[]; pid: number });
-    const unset = Object.fromEntries(Object.keys(SERVE_JIT_OPTIONS).map((name) => [name, null]));
-    expect(runs.map((run) => run.options)).toEqual([unset, { ...SERVE_JIT_OPTIONS }]);
+    const unset = Object.fromEntries(Object.keys(SERVE_RUNTIME_OPTIONS).map((name) => [name, null]));
+    expect(runs.map((run) => run.options)).toEqual([unset, { ...SERVE_RUNTIME_OPTIONS }]);
     expect(runs.map((run) => run.args)).toEqual([
       ["serve", "--flag"],
       ["serve", "--flag"],
@@ -160,7 +179,7 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
     );
     expect(code).toBe(0);
     expect(out.trim().split("\n")).toEqual([JSON.stringify({ ftl: null, pid })]);
-    expect(err).toContain(`the CPU profiler is on, so serve runs as started, without ${Object.keys(SERVE_JIT_OPTIONS).join(", ")}`);
+    expect(err).toContain(`the CPU profiler is on, so serve runs as started, without ${Object.keys(SERVE_RUNTIME_OPTIONS).join(", ")}`);
     expect(profiles).toHaveLength(1);
   });
 
@@ -183,7 +202,7 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
     expect({ out, code }).toEqual({ out: "still running\n", code: 0 });
     // Still running here: nothing was executed. The doctor call had nothing to add, so it said nothing.
     expect(written).toEqual([
-      "hermes-mcp: the CPU profiler is on, so serve runs as started, without TZ, BUN_JSC_useFTLJIT, BUN_JSC_thresholdForJITAfterWarmUp (set them in the environment to profile with them)\n",
+      "hermes-mcp: the CPU profiler is on, so serve runs as started, without TZ, BUN_JSC_useFTLJIT, BUN_JSC_thresholdForJITAfterWarmUp, BUN_GC_TIMER_DISABLE (set them in the environment to profile with them)\n",
     ]);
   });
 
@@ -198,7 +217,7 @@ describe.if(process.platform !== "win32")("relaunchWithEnvironment", () => {
 
 test("every hermes-mcp setting is left to config, never carried as a runtime variable; only the runtime's own are", () => {
   expect(SETTING_NAMES.filter((name) => RUNTIME_VARIABLE.test(name))).toEqual([]);
-  const carried = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "no_proxy", "TZ", "BUN_JSC_useFTLJIT"];
+  const carried = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "HTTPS_PROXY", "no_proxy", "TZ", "BUN_JSC_useFTLJIT", "BUN_GC_TIMER_INTERVAL"];
   expect(carried.filter((name) => !RUNTIME_VARIABLE.test(name))).toEqual([]);
   const refused = ["LD_PRELOAD", "BUN_OPTIONS", "NODE_OPTIONS", "DYLD_INSERT_LIBRARIES", "PATH", "BUN_JSC_", "BUN_JSC_x=1"];
   expect(refused.filter((name) => RUNTIME_VARIABLE.test(name))).toEqual([]);
