@@ -171,7 +171,8 @@ async function measureIdleMemory(
     const floorLoad = await loadThenIdle(floor, token, options, null)
       .then(async (load) => ({ ...load, split: rssSplit(floor.pid), activity: await idleActivity(floor.pid) }))
       .finally(() => floor.stop());
-    const grew = (from: number, to: number): string => `${MiB(from)} → ${MiB(to)} (+${MiB(to - from)})`;
+    // Signed: file-backed pages can also shrink across the load (the code-page release).
+    const grew = (from: number, to: number): string => `${MiB(from)} → ${MiB(to)} (${to >= from ? "+" : "−"}${MiB(Math.abs(to - from))})`;
     notes.push(
       `anonymous memory after load: ours ${grew(idleSplit.anonymous, afterSplit.anonymous)} MiB; bare Bun.serve collecting alike when quiet ${grew(floorIdleSplit.anonymous, floorLoad.split.anonymous)} MiB (what the runtime keeps after holding ${PENDING} requests); file-backed: ours ${grew(idleSplit.fileBacked, afterSplit.fileBacked)} MiB`,
     );
