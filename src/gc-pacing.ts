@@ -1,4 +1,4 @@
-// While requests keep coming, an asynchronous garbage collection every 100 ms: Bun's own GC timer's work, kept to busy spells (serve turns that timer off).
+// While requests keep arriving, an asynchronous garbage collection every 100 ms: Bun's own GC timer's work, kept to busy spells (serve turns that timer off).
 
 /**
  * How often a busy daemon asks for a collection. Measured under the soak's load (200 clients, 120 s): one a second,
@@ -9,7 +9,7 @@
 export const BUSY_COLLECT_EVERY_MS = 100;
 
 export interface GcPacing {
-  /** A request arrived: collections run each `everyMs` from now on, until quiet(). */
+  /** A request arrived: a collection each `everyMs` from now on, for as long as requests keep arriving. */
   touch(): void;
   /** The daemon went quiet (its idle collector's full collection follows): no more collections until the next touch. */
   quiet(): void;
@@ -24,16 +24,29 @@ export interface GcPacing {
  */
 export function gcPacing(collect: () => void = () => Bun.gc(false), everyMs = BUSY_COLLECT_EVERY_MS): GcPacing {
   let timer: ReturnType<typeof setInterval> | null = null;
+  let touched = false;
+  const stop = (): void => {
+    if (timer) clearInterval(timer);
+    timer = null;
+  };
+  const tick = (): void => {
+    // A period without a new request (one sync call held for minutes, say) ends the pacing until the next one: a
+    // daemon that only waits on the gateway allocates next to nothing, and JavaScriptCore collects that on its own.
+    if (!touched) return stop();
+    touched = false;
+    collect();
+  };
   return {
     touch() {
+      touched = true;
       if (timer) return;
-      timer = setInterval(collect, everyMs);
+      timer = setInterval(tick, everyMs);
       // Never keeps the process alive on its own.
       timer.unref?.();
     },
     quiet() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      touched = false;
+      stop();
     },
   };
 }
