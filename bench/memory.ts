@@ -67,7 +67,10 @@ export async function measureMemory(
         starts.push(daemon.startMs);
         await daemon.stop();
         // The same runtime features started alike, none of our code: one runtime start, where serve has two (its relaunch).
-        const floorRun = await startBinary(floor, join(floorDir, `home-${i}`), { BENCH_GATEWAY_URL: gateway.url, ...SERVE_RUNTIME_OPTIONS });
+        const floorRun = await startBinary(floor, join(floorDir, `home-${i}`), {
+          BENCH_GATEWAY_URL: gateway.url,
+          ...SERVE_RUNTIME_OPTIONS,
+        });
         floorStarts.push(floorRun.startMs);
         await floorRun.stop();
       }
