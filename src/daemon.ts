@@ -175,7 +175,7 @@ function serveOn(
     );
     hooks.onDatabaseLost?.();
   };
-  // While busy, collections at the pace Bun's own GC timer would keep, when serve has turned that timer off.
+  // While requests keep arriving, collections of the daemon's own, when serve has turned Bun's GC timer off.
   const pacing = gcPacingFor();
   // Once quiet after work: the gateway's idle connections close (each would otherwise time out later on its own, and
   // run code after the code-page release), then memory goes back (src/memory-give-back.ts).

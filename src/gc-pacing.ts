@@ -1,5 +1,8 @@
 // While requests keep arriving, an asynchronous garbage collection every 100 ms: Bun's own GC timer's work, kept to busy spells (serve turns that timer off).
 
+/** Bun's own GC timer is off while this variable is set, whatever its value (serve's relaunch sets it). */
+export const GC_TIMER_OFF = "BUN_GC_TIMER_DISABLE";
+
 /**
  * How often a busy daemon asks for a collection. Measured under the soak's load (200 clients, 120 s): one a second,
  * the period of Bun's own timer, kept 164.7 MiB right after it (median 151.3 → 159.6 MiB from its first quarter to its
@@ -51,7 +54,7 @@ export function gcPacing(collect: () => void = () => Bun.gc(false), everyMs = BU
   };
 }
 
-/** The pacing for this process: gcPacing() when Bun's own GC timer is off (BUN_GC_TIMER_DISABLE, any value), else none. */
+/** The pacing for this process: gcPacing() when Bun's own GC timer is off (GC_TIMER_OFF set), else none. */
 export function gcPacingFor(env: Record<string, string | undefined> = process.env): GcPacing {
-  return env.BUN_GC_TIMER_DISABLE !== undefined ? gcPacing() : { touch() {}, quiet() {} };
+  return env[GC_TIMER_OFF] !== undefined ? gcPacing() : { touch() {}, quiet() {} };
 }

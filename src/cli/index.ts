@@ -31,7 +31,7 @@ if ((command === "serve" || command === "doctor") && !onlyAsksHelp) relaunchWith
 // After the relaunch: said once, by the process that runs the command.
 if (rootNote?.note) writeStderr(`${styleFor(process.stderr).yellow("⚠")} ${rootNote.note}\n`);
 // A bare `serve` (how its services start it) goes straight to the daemon: the command line's parser (citty) loads
-// node:util, 4–5 ms of every start on a 2-core VM, and has nothing to parse. Anything more (a flag, a typo, --help) goes
+// node:util, 3.7–5.7 ms of every start on a 2-core VM, and has nothing to parse. Anything more (a flag, a typo, --help) goes
 // through the command line, which names the problem.
 if (command === "serve" && rawArgs.length === 1) await (await import("./serve.ts")).runServe();
 else await (await import("./main.ts")).runCommandLine(rawArgs, asksHelp ? argv.slice(1) : rawArgs);

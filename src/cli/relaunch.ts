@@ -3,13 +3,13 @@ import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseDotenv } from "../config/dotenv.ts";
 import { RUNTIME_VARIABLE } from "../config/runtime-variables.ts";
 import { userPaths } from "../config/user-paths.ts";
+import { GC_TIMER_OFF } from "../gc-pacing.ts";
 import { writeStderr } from "./output.ts";
 
 /** Bun hands BUN_JSC_* variables to JavaScriptCore as options when it starts; none can be changed afterwards. */
 export const FTL_OPTION = "BUN_JSC_useFTLJIT";
 
-/** Bun's own GC timer is off while this variable is set, whatever its value; BUN_GC_TIMER_INTERVAL sets its period. */
-export const GC_TIMER_OFF = "BUN_GC_TIMER_DISABLE";
+/** The period of Bun's own GC timer: an owner who sets it keeps that timer on. */
 const GC_TIMER_PERIOD = "BUN_GC_TIMER_INTERVAL";
 
 /**
@@ -77,7 +77,7 @@ export function relaunchWithEnvironment(
   const added = Object.fromEntries(Object.entries(fromFiles).filter(([name]) => env[name] === undefined));
   // An owner who set the GC timer's period wants that timer: it stays on.
   const ownTimer = env[GC_TIMER_PERIOD] !== undefined || fromFiles[GC_TIMER_PERIOD] !== undefined;
-  const jit =
+  const options =
     command === "serve" && env[FTL_OPTION] === undefined
       ? Object.fromEntries(
           Object.entries(SERVE_RUNTIME_OPTIONS)
@@ -85,8 +85,8 @@ export function relaunchWithEnvironment(
             .map(([name, value]) => [name, env[name] ?? fromFiles[name] ?? value]),
         )
       : {};
-  // What the relaunch would add (a JIT option the environment already sets is kept, not added).
-  const adding = [...Object.keys(added), ...Object.keys(jit).filter((name) => env[name] === undefined)];
+  // What the relaunch would add (a runtime option the environment already sets is kept, not added).
+  const adding = [...Object.keys(added), ...Object.keys(options).filter((name) => env[name] === undefined)];
   if (adding.length === 0) return;
   // The profiler suspends this thread with a signal (SIGPWR on Linux); one still pending at execve killed the new image
   // before Bun could handle it ("Power failure": the compiled binary's serve, every time at --cpu-prof-interval=250).
@@ -100,7 +100,7 @@ export function relaunchWithEnvironment(
   const compiled = process.argv[1]?.startsWith("/$bunfs/") === true;
   const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)];
   try {
-    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...added, ...jit });
+    process.execve(process.execPath, [process.execPath, ...args], { ...env, ...added, ...options });
   } catch {
     // Carry on as we are: the JIT defaults cost memory after load and a little latency early on, nothing else.
   }
