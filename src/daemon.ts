@@ -9,7 +9,7 @@ import { shellCommand } from "./shell-word.ts";
 import { StartSteps } from "./start-steps.ts";
 import { createMcpRoute } from "./http/mcp-route.ts";
 import { JobService } from "./jobs/service.ts";
-import { gcPacingFor } from "./gc-pacing.ts";
+import { type GcPacing, gcPacingFor } from "./gc-pacing.ts";
 import { idleCollector } from "./idle-collector.ts";
 import type { Logger } from "./log.ts";
 import { memoryGiveBack } from "./memory-give-back.ts";
@@ -50,6 +50,8 @@ export interface DaemonHooks {
   onDatabaseLost?: () => void;
   /** Serve's start so far: the daemon times its own steps after them and logs them all at DEBUG once it listens. */
   steps?: StartSteps;
+  /** Collections while busy (default: gcPacingFor(), which paces only when Bun's own GC timer is off). */
+  pacing?: GcPacing;
 }
 
 export function startDaemon(loaded: LoadedConfig, log: Logger, hooks: DaemonHooks = {}): RunningDaemon {
@@ -176,7 +178,7 @@ function serveOn(
     hooks.onDatabaseLost?.();
   };
   // While requests keep arriving, collections of the daemon's own, when serve has turned Bun's GC timer off.
-  const pacing = gcPacingFor();
+  const pacing = hooks.pacing ?? gcPacingFor();
   // Once quiet after work: the gateway's idle connections close (each would otherwise time out later on its own, and
   // run code after the code-page release), then memory goes back (src/memory-give-back.ts).
   const collector = idleCollector(

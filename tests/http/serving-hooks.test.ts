@@ -1,4 +1,4 @@
-// startDaemon's onServing and onQuiet hooks (serve tunes the JIT with them): serving from the first /mcp request, quiet once it stops, serving again from the next.
+// startDaemon's onServing and onQuiet hooks (serve tunes the JIT with them): serving from the first /mcp request, quiet once it stops, serving again from the next; and its GC pacing, touched by every request.
 import { afterEach, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningDaemon, startDaemon } from "../../src/daemon.ts";
@@ -58,4 +58,23 @@ test("onQuiet comes once the daemon is quiet; the next /mcp request calls onServ
   expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
   expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
   expect(events).toEqual(["serving", "quiet", "serving"]);
+}, 20_000);
+
+test("every request touches the GC pacing, /mcp and the rest alike; quiet ends it, and so does stopping", async () => {
+  const events: string[] = [];
+  const daemon = startWith({
+    onQuiet: () => events.push("quiet"),
+    pacing: { touch: () => events.push("touch"), quiet: () => events.push("pacing quiet") },
+  });
+  expect(events).toEqual([]);
+  expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+  expect((await fetch(`${daemon.url}/mcp`, { method: "POST" })).status).toBe(401);
+  expect(events).toEqual(["touch", "touch"]);
+  const deadline = Date.now() + QUIET_MS + 5000;
+  while (!events.includes("quiet") && Date.now() < deadline) await Bun.sleep(50);
+  // The pacing ends as the daemon goes quiet, before its full collection (the give-back's own work).
+  expect(events).toEqual(["touch", "touch", "pacing quiet", "quiet"]);
+  expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+  await daemon.stop();
+  expect(events).toEqual(["touch", "touch", "pacing quiet", "quiet", "touch", "pacing quiet"]);
 }, 20_000);
