@@ -3,13 +3,15 @@ import type { Database } from "bun:sqlite";
 import { z } from "zod";
 import { builtOnFirstUse } from "../schema-on-first-use.ts";
 
-export type ClientKind = "static" | "registered" | "cimd";
+/** Who a grant was given to: the static client, a registered app, or a metadata-document app. */
+export const CLIENT_KINDS = ["static", "registered", "cimd"] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 const GrantRowSchema = builtOnFirstUse(() =>
   z.object({
     id: z.string(),
     client_id: z.string(),
-    client_kind: z.enum(["static", "registered", "cimd"]),
+    client_kind: z.enum(CLIENT_KINDS),
     scope: z.string(),
     resource: z.string(),
     refresh_expires_at: z.number(),
@@ -61,7 +63,7 @@ const AccessRowSchema = builtOnFirstUse(() =>
   z.object({
     grant_id: z.string(),
     client_id: z.string(),
-    client_kind: z.enum(["static", "registered", "cimd"]),
+    client_kind: z.enum(CLIENT_KINDS),
     scope: z.string(),
     resource: z.string(),
     expires_at: z.number(),
