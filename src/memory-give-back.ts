@@ -27,11 +27,14 @@ export function memoryGiveBack(
       // Then JavaScriptCore's own unused memory, when it is next idle (measured: after the memory bench's load, the
       // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
       Bun.shrink();
-      // What stays after the memory bench's load (+2.8–3.1 MiB anonymous) is mostly in mimalloc's 16 KiB size class (in
-      // use 3.8 → 6.9–10.9 MiB, Bun.unsafe.mimallocDump), which grows with how many sync calls were in flight at once
-      // (1,000 held calls: +3.0–4.5 MiB in use; 300: +0.6), not with gateway concurrency. With the JIT off that class
-      // goes back to its idle size, yet RSS grows alike (+2.7 MiB). Measured without effect: MIMALLOC_PURGE_DELAY=0,
-      // MIMALLOC_PAGE_FULL_RETAIN=0, gcAndSweep() here.
+      // What stays after the memory bench's load (+3.7–4.2 MiB anonymous) sits in mimalloc's arena (+3.8 MiB of it in
+      // that one 1 GiB reservation, by /proc/<pid>/smaps before and after), mostly its 16 KiB size class (in use 3.1 →
+      // 10.5 MiB, Bun.unsafe.mimallocDump): JavaScriptCore's heap blocks are that size (its capacity 3.2 → 4.5 MB,
+      // bun:jsc heapStats). It grows with how many sync calls were in flight at once (1,000 held calls: +3.0–4.5 MiB in
+      // use; 300: +0.6), not with gateway concurrency; with the JIT off that class goes back to its idle size, yet RSS
+      // grows alike (+2.7 MiB). Measured without effect: MIMALLOC_PURGE_DELAY=0, MIMALLOC_PAGE_FULL_RETAIN=0,
+      // MIMALLOC_ARENA_EAGER_COMMIT=0, MIMALLOC_PAGE_COMMIT_ON_DEMAND=1, mimalloc 3.5's purge_holes options at their
+      // most eager, gcAndSweep() here. mimalloc's own collect is out of reach: the runtime exports none of its symbols.
       log.debug("quiet: memory given back", fields);
     },
     // Code run once (start-up, a burst's rare paths, the JIT's compilers) stays mapped until the kernel needs the memory;
