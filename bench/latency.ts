@@ -1,7 +1,10 @@
 // Latency a sync hermes_ask adds over calling the gateway directly: the same turn both ways, interleaved, raw HTTP on both sides.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type FakeGateway, preciseNow } from "../tests/support/fake-gateway.ts";
 import type { Row } from "./report.ts";
-import { MCP_HEADERS, startProxyFloor, startSocketProxyFloor } from "./servers.ts";
+import { MCP_HEADERS, type Running, startProxyFloor, startSocketProxyFloor } from "./servers.ts";
 import { percentile } from "./stats.ts";
 
 /** Calls made first and not counted: a daemon in use has its request path compiled by the JIT, a fresh one not yet. */
@@ -25,17 +28,33 @@ export async function measureLatency(
   warmup = LATENCY_WARMUP_CALLS,
 ): Promise<{ rows: Row[]; notes: string[] }> {
   console.error(
-    `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through two bare Bun proxies (fetch, raw socket)…`,
+    `sync hermes_ask: ${calls} calls through hermes-mcp, each beside the same call to the gateway directly and through three bare Bun proxies (fetch, raw socket, raw socket storing each call)…`,
   );
   const direct = newPath();
   const bridged = newPath();
   const proxied = newPath();
   const socketProxied = newPath();
-  const proxy = await startProxyFloor(gateway.url, gateway.apiKey);
-  const socketProxy = await startSocketProxyFloor(gateway.url, gateway.apiKey).catch(async (error: Error) => {
-    await proxy.stop();
-    throw error;
-  });
+  const storingProxied = newPath();
+  const storeDir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-store-"));
+  // Each proxy is a process of its own: stopped however the loop ends, and if the next one fails to start.
+  const proxies: Running[] = [];
+  const stopProxies = async (): Promise<void> => {
+    await Promise.all(proxies.map((server) => server.stop()));
+    rmSync(storeDir, { recursive: true, force: true });
+  };
+  const startProxy = async (start: () => Promise<Running>): Promise<Running> => {
+    try {
+      const server = await start();
+      proxies.push(server);
+      return server;
+    } catch (error) {
+      await stopProxies();
+      throw error;
+    }
+  };
+  const proxy = await startProxy(() => startProxyFloor(gateway.url, gateway.apiKey));
+  const socketProxy = await startProxy(() => startSocketProxyFloor(gateway.url, gateway.apiKey));
+  const storingProxy = await startProxy(() => startSocketProxyFloor(gateway.url, gateway.apiKey, join(storeDir, "hermes-mcp.db")));
   /** Times one call and, from the gateway's stamps on the one turn it caused, splits it into the way in and the way out. */
   const timed = async (path: Path | null, call: () => Promise<string>): Promise<string> => {
     const turns = gateway.chats.length;
@@ -51,7 +70,6 @@ export async function measureLatency(
     path?.out.push(done - turn.endedAt);
     return text;
   };
-  // The proxy is a process of its own: stopped however the loop ends.
   try {
     for (let i = 0; i < calls + warmup; i++) {
       const prompt = `bench ${i}`;
@@ -78,16 +96,21 @@ export async function measureLatency(
       const viaSocketProxy = await timed(counted ? socketProxied : null, async () =>
         (await fetch(`${socketProxy.url}/`, { method: "POST", body: prompt })).text(),
       );
+      const viaStoringProxy = await timed(counted ? storingProxied : null, async () =>
+        (await fetch(`${storingProxy.url}/`, { method: "POST", body: prompt })).text(),
+      );
       if (
         !raw.includes("[DONE]") ||
         !text.includes('"status":"completed"') ||
-        ![viaProxy, viaSocketProxy].every((t) => t.includes('"chars"'))
+        ![viaProxy, viaSocketProxy].every((t) => t.includes('"chars"')) ||
+        // The storing proxy answers with the status its committed ending row reads back.
+        !viaStoringProxy.includes('"stored":"completed"')
       ) {
-        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy} / ${viaSocketProxy}`);
+        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy} / ${viaSocketProxy} / ${viaStoringProxy}`);
       }
     }
   } finally {
-    await Promise.all([proxy.stop(), socketProxy.stop()]);
+    await stopProxies();
   }
   const rows: Row[] = [];
   for (const [p, target] of [
@@ -97,11 +120,12 @@ export async function measureLatency(
     const added = percentile(bridged.total, p) - percentile(direct.total, p);
     const proxyAdded = percentile(proxied.total, p) - percentile(direct.total, p);
     const socketProxyAdded = percentile(socketProxied.total, p) - percentile(direct.total, p);
+    const storingProxyAdded = percentile(storingProxied.total, p) - percentile(direct.total, p);
     rows.push({
       metric: `sync hermes_ask added latency p${p} (ms)`,
       // Three decimals: the verdict is on the exact figure, and 0.503 printed as "0.50 … NO" reads as a contradiction.
       ours: added.toFixed(3),
-      baseline: `gateway direct ${percentile(direct.total, p).toFixed(2)}, via hermes-mcp ${percentile(bridged.total, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)} (with fetch), ${socketProxyAdded.toFixed(2)} (on a raw socket)`,
+      baseline: `gateway direct ${percentile(direct.total, p).toFixed(2)}, via hermes-mcp ${percentile(bridged.total, p).toFixed(2)}; a bare Bun proxy adds ${proxyAdded.toFixed(2)} (with fetch), ${socketProxyAdded.toFixed(2)} (on a raw socket), ${storingProxyAdded.toFixed(2)} (on a raw socket, storing each call)`,
       ratio: "—",
       target: `≤ ${target} ms`,
       met: added <= target,
@@ -113,7 +137,8 @@ export async function measureLatency(
     `sync hermes_ask added latency by direction (p50 of each part over the direct call's, from the gateway's own time stamps): ` +
       `ours ${addedPart(bridged, "in")} ms on the way in (request → gateway) and ${addedPart(bridged, "out")} ms on the way out ` +
       `(gateway's last byte → answer); a bare Bun proxy ${addedPart(proxied, "in")} and ${addedPart(proxied, "out")} ms with fetch, ` +
-      `${addedPart(socketProxied, "in")} and ${addedPart(socketProxied, "out")} ms on a raw socket`,
+      `${addedPart(socketProxied, "in")} and ${addedPart(socketProxied, "out")} ms on a raw socket, ` +
+      `${addedPart(storingProxied, "in")} and ${addedPart(storingProxied, "out")} ms on a raw socket storing each call as hermes-mcp does`,
   ];
   return { rows, notes };
 }

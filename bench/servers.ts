@@ -189,11 +189,15 @@ export async function startProxyFloor(gatewayUrl: string, gatewayKey: string): P
   });
 }
 
-/** The same bare proxy on one kept-alive raw socket instead of fetch (bench/baselines/socket-proxy-server.ts). */
-export async function startSocketProxyFloor(gatewayUrl: string, gatewayKey: string): Promise<Running> {
+/**
+ * The same bare proxy on one kept-alive raw socket instead of fetch (bench/baselines/socket-proxy-server.ts); given
+ * `storePath`, it also stores each call in that database as hermes-mcp stores a sync call.
+ */
+export async function startSocketProxyFloor(gatewayUrl: string, gatewayKey: string, storePath?: string): Promise<Running> {
   return spawnListening([process.execPath, join(import.meta.dir, "baselines", "socket-proxy-server.ts")], {
     BENCH_GATEWAY_URL: gatewayUrl,
     BENCH_GATEWAY_KEY: gatewayKey,
+    ...(storePath ? { BENCH_STORE_PATH: storePath } : {}),
   });
 }
 

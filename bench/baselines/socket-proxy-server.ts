@@ -4,9 +4,18 @@
  * hermes-mcp talks to a plain-http gateway over its own HTTP/1.1 client on Bun.connect (src/gateway/http1.ts), so this
  * one does too, with nothing else: no auth, no store, no MCP, no parsing beyond where the answer ends. One request at
  * a time (the latency bench's calls are sequential); a second one while the first is open is refused.
+ *
+ * With BENCH_STORE_PATH (a database file), it also keeps the durability promise hermes-mcp keeps for a sync call, with
+ * hermes-mcp's own store (src/store): the job's row written within a millisecond after its request leaves, a WAL
+ * checkpoint every CHECKPOINT_EVERY_JOBS calls run right after a request leaves, and the ending committed before the
+ * answer. The answer's length stands in for its text (this proxy parses no events). What that adds is what durability
+ * costs a bridge here, apart from authentication, MCP and reading the gateway's events.
  */
+import { openStore, type Store } from "../../src/store/index.ts";
+
 const gateway = new URL(process.env.BENCH_GATEWAY_URL ?? "");
 const key = process.env.BENCH_GATEWAY_KEY ?? "";
+const store = process.env.BENCH_STORE_PATH ? openStore(process.env.BENCH_STORE_PATH) : null;
 
 /** The end of a chunked body (RFC 9112 §7.1): the last chunk, no trailers. */
 const LAST_CHUNK = "\r\n0\r\n\r\n";
@@ -55,19 +64,45 @@ const server = Bun.serve({
     if (closed) return new Response("the gateway closed the connection", { status: 502 });
     if (waiting) return new Response("one request at a time", { status: 503 });
     const body = JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: prompt }] });
-    const answer = await new Promise<string>((resolve, reject) => {
+    const answered = new Promise<string>((resolve, reject) => {
       waiting = { resolve, reject, received: "" };
       connection.write(
         `POST /v1/chat/completions HTTP/1.1\r\nHost: ${gateway.host}\r\nAuthorization: Bearer ${key}\r\n` +
           `Content-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
     });
-    return new Response(`event: message\ndata: ${JSON.stringify({ chars: answer.length })}\n\n`, {
+    const id = store ? storeStarted(store, prompt) : null;
+    const answer = await answered;
+    // The ending's status, read back from the committed row (null without a store): the bench checks it.
+    const stored =
+      store && id
+        ? (store.jobs.finish(id, { status: "completed", finishedAt: Date.now(), result: String(answer.length), endReason: "completed" })
+            ?.status ?? null)
+        : null;
+    return new Response(`event: message\ndata: ${JSON.stringify({ chars: answer.length, stored })}\n\n`, {
       headers: { "Content-Type": "text/event-stream" },
     });
   },
 });
 console.log(`LISTENING ${server.port}`);
+
+/** A sync call's row, as JobService stores one whose gateway request has just left; its id. */
+function storeStarted(store: Store, prompt: string): string {
+  const id = crypto.randomUUID();
+  const now = Date.now();
+  const job = {
+    id,
+    principal: "bench",
+    mode: "sync" as const,
+    promptChars: prompt.length,
+    sessionLabel: null,
+    createdAt: now,
+    startedAt: now,
+  };
+  store.jobs.insertSoon(job, (error) => console.error(`could not store ${id}: ${error.message}`));
+  setImmediate(() => store.checkpointIfDue());
+  return id;
+}
 
 // A module of its own (its names are not the other baselines' globals).
 export {};

@@ -43,9 +43,15 @@ test("the way in carries the delay spent before the gateway, the way out the del
   expect(wayIn).toBeLessThan(IN_MS + 30);
   expect(wayOut).toBeGreaterThanOrEqual(OUT_MS - 1);
   expect(wayOut).toBeLessThan(wayIn - 5);
-  // Both bare proxies ran beside it: each has its own split, and each row names what each added.
-  expect(notes[0]).toMatch(/a bare Bun proxy [\d.-]+ and [\d.-]+ ms with fetch, [\d.-]+ and [\d.-]+ ms on a raw socket$/);
-  for (const row of rows) expect(row.baseline).toMatch(/a bare Bun proxy adds [\d.-]+ \(with fetch\), [\d.-]+ \(on a raw socket\)$/);
+  // The three bare proxies ran beside it: each has its own split, and each row names what each added.
+  expect(notes[0]).toMatch(
+    /a bare Bun proxy [\d.-]+ and [\d.-]+ ms with fetch, [\d.-]+ and [\d.-]+ ms on a raw socket, [\d.-]+ and [\d.-]+ ms on a raw socket storing each call as hermes-mcp does$/,
+  );
+  for (const row of rows) {
+    expect(row.baseline).toMatch(
+      /a bare Bun proxy adds [\d.-]+ \(with fetch\), [\d.-]+ \(on a raw socket\), [\d.-]+ \(on a raw socket, storing each call\)$/,
+    );
+  }
   // The whole added time is both parts, and the target verdict follows it.
   const p50 = rows.find((row) => row.metric.includes("p50"));
   expect(Number(p50?.ours)).toBeGreaterThanOrEqual(IN_MS + OUT_MS - 2);
