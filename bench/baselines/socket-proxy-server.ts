@@ -11,11 +11,12 @@
  * answer. The answer's length stands in for its text (this proxy parses no events). What that adds is what durability
  * costs a bridge here, apart from authentication, MCP and reading the gateway's events.
  */
-import { openStore, type Store } from "../../src/store/index.ts";
+import type { Store } from "../../src/store/index.ts";
 
 const gateway = new URL(process.env.BENCH_GATEWAY_URL ?? "");
 const key = process.env.BENCH_GATEWAY_KEY ?? "";
-const store = process.env.BENCH_STORE_PATH ? openStore(process.env.BENCH_STORE_PATH) : null;
+// Loaded only to store: the bare proxy runs none of hermes-mcp's code, not even at start.
+const store = process.env.BENCH_STORE_PATH ? (await import("../../src/store/index.ts")).openStore(process.env.BENCH_STORE_PATH) : null;
 
 /** The end of a chunked body (RFC 9112 §7.1): the last chunk, no trailers. */
 const LAST_CHUNK = "\r\n0\r\n\r\n";
