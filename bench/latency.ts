@@ -74,22 +74,8 @@ export async function measureLatency(
     for (let i = 0; i < calls + warmup; i++) {
       const prompt = `bench ${i}`;
       const counted = i >= warmup;
-      const raw = await timed(counted ? direct : null, async () => {
-        const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-          method: "POST",
-          headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" },
-          body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: prompt }] }),
-        });
-        return response.text();
-      });
-      const text = await timed(counted ? bridged : null, async () => {
-        const answer = await fetch(`${daemonUrl}/mcp`, {
-          method: "POST",
-          headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
-        });
-        return answer.text();
-      });
+      await timed(counted ? direct : null, () => askGateway(gateway, prompt));
+      await timed(counted ? bridged : null, () => askBridge(daemonUrl, token, i, prompt));
       const viaProxy = await timed(counted ? proxied : null, async () =>
         (await fetch(`${proxy.url}/`, { method: "POST", body: prompt })).text(),
       );
@@ -100,13 +86,11 @@ export async function measureLatency(
         (await fetch(`${storingProxy.url}/`, { method: "POST", body: prompt })).text(),
       );
       if (
-        !raw.includes("[DONE]") ||
-        !text.includes('"status":"completed"') ||
         ![viaProxy, viaSocketProxy].every((t) => t.includes('"chars"')) ||
         // The storing proxy answers with the status its committed ending row reads back.
         !viaStoringProxy.includes('"stored":"completed"')
       ) {
-        throw new Error(`unexpected answers: ${raw} / ${text} / ${viaProxy} / ${viaSocketProxy} / ${viaStoringProxy}`);
+        throw new Error(`unexpected answers from the proxies: ${viaProxy} / ${viaSocketProxy} / ${viaStoringProxy}`);
       }
     }
   } finally {
@@ -141,4 +125,28 @@ export async function measureLatency(
       `${addedPart(storingProxied, "in")} and ${addedPart(storingProxied, "out")} ms on a raw socket storing each call as hermes-mcp does`,
   ];
   return { rows, notes };
+}
+
+/** One sync hermes_ask through the bridge (raw HTTP, as a client sends it): its answer, which must say the job completed. */
+export async function askBridge(bridgeUrl: string, token: string, id: number, prompt: string): Promise<string> {
+  const answer = await fetch(`${bridgeUrl}/mcp`, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "hermes_ask", arguments: { prompt } } }),
+  });
+  const text = await answer.text();
+  if (!text.includes('"status":"completed"')) throw new Error(`unexpected answer through the bridge: ${text}`);
+  return text;
+}
+
+/** The same turn asked of the gateway directly: its streamed answer, which must end. */
+export async function askGateway(gateway: FakeGateway, prompt: string): Promise<string> {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: prompt }] }),
+  });
+  const text = await response.text();
+  if (!text.includes("[DONE]")) throw new Error(`unexpected answer from the gateway: ${text}`);
+  return text;
 }

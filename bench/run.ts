@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { makeHome, removeHome, createToken } from "../tests/support/daemon.ts";
 import { FAKE_GATEWAY_KEY, startFakeGateway } from "../tests/support/fake-gateway.ts";
+import { measureAfterQuiet } from "./after-quiet.ts";
 import { measureDurable } from "./durable.ts";
 import { LATENCY_WARMUP_CALLS, measureLatency } from "./latency.ts";
 import { measureMemory } from "./memory.ts";
@@ -56,6 +57,7 @@ try {
         const latency = await measureLatency(daemon.url, token, gateway, settings.calls);
         rows.push(...latency.rows);
         notes.push(...latency.notes);
+        rows.push(...(await measureAfterQuiet(daemon.url, token, gateway)));
       }
     } finally {
       await daemon.stop();
