@@ -26,7 +26,7 @@ export function memoryGiveBack(
       Bun.gc(true);
       // Then JavaScriptCore's own unused memory, when it is next idle (measured: after the memory bench's load, the
       // anonymous memory left drops from ≈ 20 to ≈ 16 MiB; deprecated in the typings, still Bun's only way to ask this).
-      // It drops the compiled code too: the first sync call after a quiet spell took 8–10 ms longer with it, the few
+      // It drops the compiled code too: the first sync call after a quiet spell took 7–10 ms longer with it, the few
       // after it ≈ 2 ms (bench/after-quiet.ts), against 8 MiB less anonymous memory after the bench's load. Kept.
       Bun.shrink();
       // What stays after the memory bench's load (+3.7–4.2 MiB anonymous) sits in mimalloc's arena (+3.8 MiB of it in
