@@ -1,6 +1,7 @@
 // The bench's after-quiet row puts a bridge's cold-start cost on the first call after a silence, not on the calls after it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { measureAfterQuiet } from "../../bench/after-quiet.ts";
+import { askGateway } from "../../bench/latency.ts";
 import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
 
 const COLD_MS = 30;
@@ -19,12 +20,7 @@ beforeAll(async () => {
       const cold = performance.now() - lastAnswered > QUIET_WAIT_MS / 2;
       const { params } = (await request.json()) as { params: { arguments: { prompt: string } } };
       if (cold) await Bun.sleep(COLD_MS);
-      const answer = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: params.arguments.prompt }] }),
-      });
-      await answer.text();
+      await askGateway(gateway, params.arguments.prompt);
       lastAnswered = performance.now();
       return Response.json({ status: "completed" });
     },

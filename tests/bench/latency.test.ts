@@ -1,6 +1,6 @@
 // The bench's added-latency split puts a bridge's delay on the side of the gateway where the bridge spent it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { measureLatency } from "../../bench/latency.ts";
+import { askGateway, measureLatency } from "../../bench/latency.ts";
 import { type FakeGateway, startFakeGateway } from "../support/fake-gateway.ts";
 
 const IN_MS = 20;
@@ -17,12 +17,7 @@ beforeAll(async () => {
     async fetch(request) {
       const { params } = (await request.json()) as { params: { arguments: { prompt: string } } };
       await Bun.sleep(IN_MS);
-      const answer = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${gateway.apiKey}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ model: "hermes-agent", stream: true, messages: [{ role: "user", content: params.arguments.prompt }] }),
-      });
-      await answer.text();
+      await askGateway(gateway, params.arguments.prompt);
       await Bun.sleep(OUT_MS);
       return Response.json({ status: "completed" });
     },
