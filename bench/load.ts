@@ -14,6 +14,8 @@ export interface LoadSpec {
 
 export interface LoadResult {
   rps: number;
+  /** Calls wrk completed in the run (its "N requests in" line). */
+  requests: number;
   /** Latency percentiles in milliseconds, as wrk reports them. */
   p50: number;
   p99: number;
@@ -40,10 +42,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed responses from ${spec.url}:\n${out}`);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  if (!rps) throw new Error(`wrk output not understood:\n${out}`);
+  const requests = /^\s*(\d+) requests in /m.exec(out);
+  if (!rps || !requests) throw new Error(`wrk output not understood:\n${out}`);
   const percentile = (p: string): number => {
     const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)`, "m").exec(out);
     return match ? Number(match[1]) * (UNIT_MS[match[2] as string] as number) : Number.NaN;
   };
-  return { rps: Number(rps[1]), p50: percentile("50"), p99: percentile("99") };
+  return { rps: Number(rps[1]), requests: Number(requests[1]), p50: percentile("50"), p99: percentile("99") };
 }

@@ -52,7 +52,11 @@ try {
       join(home, "daemon.log"),
     );
     try {
-      if (only.has("throughput")) rows.push(...(await measureThroughput(daemon.url, token, settings)));
+      if (only.has("throughput")) {
+        const throughput = await measureThroughput(daemon, token, settings);
+        rows.push(...throughput.rows);
+        notes.push(...throughput.notes);
+      }
       if (only.has("latency")) {
         const latency = await measureLatency(daemon.url, token, gateway, settings.calls);
         rows.push(...latency.rows);

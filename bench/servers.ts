@@ -24,6 +24,17 @@ export function rssParts(pid: number): string {
 }
 
 /**
+ * CPU time the whole process (every thread) has used so far, user and kernel apart, in ms: /proc/<pid>/stat's utime and
+ * stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux) — fine over a load run, too coarse for an idle one.
+ */
+export function processCpuMs(pid: number): { userMs: number; systemMs: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The fields after the command name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { userMs: Number(fields[11]) * 10, systemMs: Number(fields[12]) * 10 };
+}
+
+/**
  * What an idle process costs the machine, over `ms`: wake-ups (voluntary context switches of all its threads: each is
  * a sleep the kernel had to end) and CPU time, both per second. CPU comes from each thread's schedstat, in nanoseconds
  * (stat's 10 ms ticks would read an idle process as 0.0 whether it used nothing or 1.9 ms a second). Counted per thread:

@@ -1,7 +1,7 @@
 // Throughput and tail latency under wrk of an authenticated tools/call and tools/list, beside the bare Bun.serve floor and the Node peer.
 import type { Row } from "./report.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { MCP_HEADERS, startExpressPeer, startFloor } from "./servers.ts";
+import { MCP_HEADERS, processCpuMs, type Running, startExpressPeer, startFloor } from "./servers.ts";
 
 interface Settings {
   seconds: number;
@@ -19,7 +19,36 @@ export function combine(runs: readonly LoadResult[]): LoadResult {
   if (runs.length === 0) throw new Error("combine needs at least one run");
   const byP99 = [...runs].sort((a, b) => a.p99 - b.p99);
   const middle = byP99[Math.floor(byP99.length / 2)] as LoadResult;
-  return { rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length, p50: middle.p50, p99: middle.p99 };
+  return {
+    rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length,
+    requests: runs.reduce((sum, r) => sum + r.requests, 0),
+    p50: middle.p50,
+    p99: middle.p99,
+  };
+}
+
+/** The CPU one server spent on its load runs (the whole process: every thread, user and kernel) and the calls they completed. */
+export interface CpuSpent {
+  calls: number;
+  userMs: number;
+  systemMs: number;
+}
+
+/** Microseconds of CPU per call, in all and in the kernel, as the note prints them. */
+export function cpuPerCall({ calls, userMs, systemMs }: CpuSpent): string {
+  const us = (ms: number): string => ((ms * 1000) / calls).toFixed(1);
+  return `${us(userMs + systemMs)} µs (${us(systemMs)} in the kernel)`;
+}
+
+/** Runs one load against `server`, adding the CPU the server spent on it to `spent`. */
+async function loadCounted(server: Pick<Running, "pid">, spent: CpuSpent, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = processCpuMs(server.pid);
+  const result = await run();
+  const after = processCpuMs(server.pid);
+  spent.calls += result.requests;
+  spent.userMs += after.userMs - before.userMs;
+  spent.systemMs += after.systemMs - before.systemMs;
+  return result;
 }
 
 const BODIES = {
@@ -32,9 +61,15 @@ const BODIES = {
   "tools/list": JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
 };
 
-export async function measureThroughput(daemonUrl: string, token: string, settings: Settings): Promise<Row[]> {
+export async function measureThroughput(
+  daemon: Pick<Running, "url" | "pid">,
+  token: string,
+  settings: Settings,
+): Promise<{ rows: Row[]; notes: string[] }> {
+  const daemonUrl = daemon.url;
   const headers = { ...MCP_HEADERS, Authorization: `Bearer ${token}` };
   const rows: Row[] = [];
+  const notes: string[] = [];
   for (const [name, body] of Object.entries(BODIES)) {
     const sample = await fetch(`${daemonUrl}/mcp`, { method: "POST", headers, body });
     const answer = await sample.text();
@@ -46,15 +81,21 @@ export async function measureThroughput(daemonUrl: string, token: string, settin
     // Ours and the floor take turns, run for run, so a slow spell of the machine falls on both.
     const oursRuns: LoadResult[] = [];
     const floorRuns: LoadResult[] = [];
+    const oursSpent: CpuSpent = { calls: 0, userMs: 0, systemMs: 0 };
+    const floorSpent: CpuSpent = { calls: 0, userMs: 0, systemMs: 0 };
     const floor = await startFloor(token, answer, sample.headers.get("content-type") ?? "text/event-stream");
     try {
       for (let round = 0; round < settings.rounds; round++) {
-        oursRuns.push(await load(daemonUrl));
-        floorRuns.push(await load(floor.url));
+        oursRuns.push(await loadCounted(daemon, oursSpent, () => load(daemonUrl)));
+        floorRuns.push(await loadCounted(floor, floorSpent, () => load(floor.url)));
       }
     } finally {
       await floor.stop();
     }
+    // Where the throughput goes: the same calls, the CPU each server spent on them (wrk shares the 2 cores with it).
+    notes.push(
+      `${name} under that load, CPU per call (the whole process, every run; /proc/<pid>/stat): hermes-mcp ${cpuPerCall(oursSpent)}, the floor ${cpuPerCall(floorSpent)}`,
+    );
     const ours = combine(oursRuns);
     const floorResult = combine(floorRuns);
     const ratio = ours.rps / floorResult.rps;
@@ -90,5 +131,5 @@ export async function measureThroughput(daemonUrl: string, token: string, settin
       }
     }
   }
-  return rows;
+  return { rows, notes };
 }
