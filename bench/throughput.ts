@@ -36,6 +36,7 @@ export interface CpuSpent {
 
 /** Microseconds of CPU per call, in all and in the kernel, as the note prints them. */
 export function cpuPerCall({ calls, userMs, systemMs }: CpuSpent): string {
+  if (calls === 0) return "— (no call completed)";
   const us = (ms: number): string => ((ms * 1000) / calls).toFixed(1);
   return `${us(userMs + systemMs)} µs (${us(systemMs)} in the kernel)`;
 }

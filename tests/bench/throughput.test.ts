@@ -27,4 +27,8 @@ describe("cpuPerCall", () => {
   test("divides the CPU spent by the calls completed, in microseconds, and says how much of it was the kernel's", () => {
     expect(cpuPerCall({ calls: 250_000, userMs: 5_000, systemMs: 4_000 })).toBe("36.0 µs (16.0 in the kernel)");
   });
+
+  test("says so when no call completed, rather than dividing by zero", () => {
+    expect(cpuPerCall({ calls: 0, userMs: 10, systemMs: 0 })).toBe("— (no call completed)");
+  });
 });
