@@ -9,7 +9,7 @@ import { QUIET_MS, RELEASE_AFTER_MS } from "../src/idle-collector.ts";
 import { SERVE_RUNTIME_OPTIONS } from "../src/cli/relaunch.ts";
 import { runLoad } from "./load.ts";
 import { dropFromPageCache } from "./page-cache.ts";
-import { describeStartSteps } from "./start-steps.ts";
+import { describeStartCost, describeStartSteps } from "./start-steps.ts";
 import { median } from "./stats.ts";
 import type { Row } from "./report.ts";
 import { benchSetting } from "./settings.ts";
@@ -22,6 +22,7 @@ import {
   rssParts,
   rssSplit,
   type Running,
+  type StartCost,
   startBinary,
   startHoldingFloor,
 } from "./servers.ts";
@@ -58,6 +59,8 @@ export async function measureMemory(
     console.error("start-up: 7 starts of the compiled binary, each in a fresh HOME, taking turns with the features floor…");
     const starts: number[] = [];
     const floorStarts: number[] = [];
+    const costs: StartCost[] = [];
+    const floorCosts: StartCost[] = [];
     const floorDir = mkdtempSync(join(tmpdir(), "hermes-mcp-bench-floor-"));
     try {
       const floor = await installedFeaturesFloor(floorDir);
@@ -65,6 +68,7 @@ export async function measureMemory(
         const { home } = await newHome();
         const daemon = await startBinary(binary, home, gatewayEnv);
         starts.push(daemon.startMs);
+        if (daemon.startCost) costs.push(daemon.startCost);
         await daemon.stop();
         // The same runtime features started alike, none of our code: one runtime start, where serve has two (its relaunch).
         const floorRun = await startBinary(floor, join(floorDir, `home-${i}`), {
@@ -72,6 +76,7 @@ export async function measureMemory(
           ...SERVE_RUNTIME_OPTIONS,
         });
         floorStarts.push(floorRun.startMs);
+        if (floorRun.startCost) floorCosts.push(floorRun.startCost);
         await floorRun.stop();
       }
     } finally {
@@ -87,6 +92,7 @@ export async function measureMemory(
       met: ms <= 80,
     });
     notes.push(await describeStartSteps(binary, newHome, gatewayEnv));
+    if (costs.length > 0 && floorCosts.length > 0) notes.push(describeStartCost(costs, floorCosts));
     rows.push({
       metric: "compiled binary: size (MiB)",
       ours: MiB(Bun.file(binary).size / 1048576),

@@ -1,5 +1,5 @@
 // Processes the benchmarks measure: the compiled hermes-mcp binary, the bare Bun.serve floors (one with the runtime features serve uses), the SDK's Node + Express peer.
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BUILD_FLAGS } from "../scripts/build-flags.ts";
 import { alignElfFile } from "../scripts/elf-align.ts";
@@ -23,15 +23,39 @@ export function rssParts(pid: number): string {
   return `anonymous ${anonymous.toFixed(1)} MiB + file-backed ${fileBacked.toFixed(1)} MiB`;
 }
 
+/** Whether this system shows a process's CPU time and page faults in /proc (Linux); elsewhere the lines built on them are left out. */
+export const PROC_READABLE = existsSync("/proc/self/stat");
+
 /**
- * CPU time the whole process (every thread) has used so far, user and kernel apart, in ms: /proc/<pid>/stat's utime and
- * stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux) — fine over a load run, too coarse for an idle one.
+ * What the whole process (every thread, those that ended included) has cost so far, from /proc/<pid>/stat: CPU time,
+ * user and kernel apart, in ms of clock ticks of 10 ms (USER_HZ is 100 on Linux) — fine over a load run or summed over
+ * starts, too coarse for one idle second — and page faults, minor (memory mapped on first touch) and major (read from
+ * disk). Counts survive execve: a relaunched process's include its first image's.
  */
-export function processCpuMs(pid: number): { userMs: number; systemMs: number } {
+export function processStat(pid: number): { userMs: number; systemMs: number; minorFaults: number; majorFaults: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // The fields after the command name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
+  // The fields after the command name (which may hold spaces), from the state on: minflt is the 8th, majflt the 10th,
+  // utime and stime the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { userMs: Number(fields[11]) * 10, systemMs: Number(fields[12]) * 10 };
+  return {
+    userMs: Number(fields[11]) * 10,
+    systemMs: Number(fields[12]) * 10,
+    minorFaults: Number(fields[7]),
+    majorFaults: Number(fields[9]),
+  };
+}
+
+/** CPU time of each of the process's threads still alive, in ns (schedstat: exact where stat counts 10 ms ticks), summed. */
+export function threadsCpuNs(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return ns;
 }
 
 /**
@@ -78,13 +102,27 @@ export interface Running {
   crash(): Promise<void>;
 }
 
-/** Starts the compiled binary on a free loopback port; resolves at its first 200 from /healthz, with the time that took. */
+/** What a start cost the machine, read at the first /healthz 200: CPU (exact, and in ticks for the kernel's part), page faults. */
+export interface StartCost {
+  /** CPU of the threads alive at that moment, the relaunched main thread's first image included (threadsCpuNs). */
+  cpuMs: number;
+  /** The whole process's ticks (processStat), threads that ended included: where the kernel's share comes from. */
+  userMs: number;
+  systemMs: number;
+  /** Minor and major page faults, both images of a relaunch. */
+  faults: number;
+}
+
+/**
+ * Starts the compiled binary on a free loopback port; resolves at its first 200 from /healthz, with the time that took
+ * and, where /proc shows them, what the start cost (null elsewhere).
+ */
 export async function startBinary(
   binary: string,
   home: string,
   env: Record<string, string> = {},
   logFile?: string,
-): Promise<Running & { startMs: number }> {
+): Promise<Running & { startMs: number; startCost: StartCost | null }> {
   const port = freePort();
   const started = performance.now();
   const proc = Bun.spawn([binary, "serve"], {
@@ -110,10 +148,12 @@ export async function startBinary(
     }
   }
   const startMs = performance.now() - started;
+  const startCost = PROC_READABLE ? startCostOf(proc.pid) : null;
   return {
     url,
     pid: proc.pid,
     startMs,
+    startCost,
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
@@ -123,6 +163,12 @@ export async function startBinary(
       await proc.exited;
     },
   };
+}
+
+function startCostOf(pid: number): StartCost {
+  const cpuMs = threadsCpuNs(pid) / 1e6;
+  const { userMs, systemMs, minorFaults, majorFaults } = processStat(pid);
+  return { cpuMs, userMs, systemMs, faults: minorFaults + majorFaults };
 }
 
 /** The floor: a bare Bun.serve that checks the bearer token, reads the body and answers `answer` (the same bytes we send). */

@@ -1,6 +1,6 @@
-// Where serve's start-up time goes: the steps the daemon times itself (its DEBUG line "start-up steps"), over a few more starts.
+// Where serve's start-up time goes: the steps the daemon times itself (its DEBUG line "start-up steps"), and what each start cost the machine.
 import { join } from "node:path";
-import { startBinary } from "./servers.ts";
+import { type StartCost, startBinary } from "./servers.ts";
 import { median } from "./stats.ts";
 
 const STARTS = 3;
@@ -46,4 +46,19 @@ function stepsIn(log: string): Map<string, number> {
     if (name && typeof value === "number") steps.set(name, value);
   }
   return steps;
+}
+
+/**
+ * What the timed starts cost, ours beside the features floor's: CPU (median), the kernel's share of the ticks summed over
+ * every start (one start is a few 10 ms ticks), page faults (median). Where a start's CPU is about its exec → /healthz, it
+ * was CPU-bound, not waiting; the faults are the memory it touched for the first time, each a trip through the kernel.
+ */
+export function describeStartCost(ours: readonly StartCost[], floor: readonly StartCost[]): string {
+  const of = (costs: readonly StartCost[]): string => {
+    const ticks = costs.reduce((sum, c) => sum + c.userMs + c.systemMs, 0);
+    const kernel = ticks > 0 ? `${Math.round((100 * costs.reduce((sum, c) => sum + c.systemMs, 0)) / ticks)}%` : "—";
+    const faults = Math.round(median(costs.map((c) => c.faults))).toLocaleString("en-US");
+    return `${median(costs.map((c) => c.cpuMs)).toFixed(1)} ms of CPU (${kernel} of it in the kernel), ${faults} page faults`;
+  };
+  return `what a start cost, read at its first /healthz 200 (/proc/<pid>/stat and schedstat; medians of the ${ours.length} timed starts, the kernel's share over all of them): hermes-mcp ${of(ours)}, both images of the relaunch; the features floor ${of(floor)}`;
 }

@@ -1,8 +1,7 @@
 // Throughput and tail latency under wrk of an authenticated tools/call and tools/list, beside the bare Bun.serve floor and the Node peer.
-import { existsSync } from "node:fs";
 import type { Row } from "./report.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { MCP_HEADERS, processCpuMs, type Running, startExpressPeer, startFloor } from "./servers.ts";
+import { MCP_HEADERS, PROC_READABLE, processStat, type Running, startExpressPeer, startFloor } from "./servers.ts";
 
 interface Settings {
   seconds: number;
@@ -42,15 +41,12 @@ export function cpuPerCall({ calls, userMs, systemMs }: CpuSpent): string {
   return `${us(userMs + systemMs)} µs (${us(systemMs)} in the kernel)`;
 }
 
-/** Whether this system shows a process's CPU time in /proc (Linux); elsewhere the CPU line is left out, the rest measured as before. */
-const CPU_READABLE = existsSync("/proc/self/stat");
-
 /** Runs one load against `server`, adding the CPU the server spent on it to `spent` where /proc shows it. */
 async function loadCounted(server: Pick<Running, "pid">, spent: CpuSpent, run: () => Promise<LoadResult>): Promise<LoadResult> {
-  if (!CPU_READABLE) return run();
-  const before = processCpuMs(server.pid);
+  if (!PROC_READABLE) return run();
+  const before = processStat(server.pid);
   const result = await run();
-  const after = processCpuMs(server.pid);
+  const after = processStat(server.pid);
   spent.calls += result.requests;
   spent.userMs += after.userMs - before.userMs;
   spent.systemMs += after.systemMs - before.systemMs;
@@ -99,7 +95,7 @@ export async function measureThroughput(
       await floor.stop();
     }
     // Where the throughput goes: the same calls, the CPU each server spent on them (wrk shares the 2 cores with it).
-    if (CPU_READABLE)
+    if (PROC_READABLE)
       notes.push(
         `${name} under that load, CPU per call (the whole process, every run; /proc/<pid>/stat): hermes-mcp ${cpuPerCall(oursSpent)}, the floor ${cpuPerCall(floorSpent)}`,
       );
