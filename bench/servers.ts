@@ -45,16 +45,30 @@ export function processStat(pid: number): { userMs: number; systemMs: number; mi
   };
 }
 
-/** CPU time of each of the process's threads still alive, in ns (schedstat: exact where stat counts 10 ms ticks), summed. */
-export function threadsCpuNs(pid: number): number {
-  let ns = 0;
+/**
+ * Each thread still alive, by id: its voluntary context switches (sleeps the kernel had to end) and its CPU time in ns
+ * (schedstat: exact where stat counts 10 ms ticks). A thread that ends between the listing and its read is left out.
+ */
+function threadStats(pid: number): Map<string, { switches: number; cpuNs: number }> {
+  const threads = new Map<string, { switches: number; cpuNs: number }>();
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0);
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
+      threads.set(task, {
+        switches: Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
+        cpuNs: Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0),
+      });
     } catch {
       // A thread that ended between the listing and the read.
     }
   }
+  return threads;
+}
+
+/** CPU time of the process's threads still alive, in ns, summed (threadStats). */
+export function threadsCpuNs(pid: number): number {
+  let ns = 0;
+  for (const { cpuNs } of threadStats(pid).values()) ns += cpuNs;
   return ns;
 }
 
@@ -66,26 +80,11 @@ export function threadsCpuNs(pid: number): number {
  * so only threads still there at the end count, from zero if they started in the window.
  */
 export async function idleActivity(pid: number, ms = 5000): Promise<{ wakeups: number; cpuMs: number }> {
-  const read = (): Map<string, { switches: number; cpuNs: number }> => {
-    const threads = new Map<string, { switches: number; cpuNs: number }>();
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const status = readFileSync(`/proc/${pid}/task/${task}/status`, "utf8");
-        threads.set(task, {
-          switches: Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0),
-          cpuNs: Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0),
-        });
-      } catch {
-        // A thread that ended between the listing and the read.
-      }
-    }
-    return threads;
-  };
-  const before = read();
+  const before = threadStats(pid);
   await Bun.sleep(ms);
   let switches = 0;
   let cpuNs = 0;
-  for (const [task, now] of read()) {
+  for (const [task, now] of threadStats(pid)) {
     const then = before.get(task);
     switches += now.switches - (then?.switches ?? 0);
     cpuNs += now.cpuNs - (then?.cpuNs ?? 0);
