@@ -39,8 +39,16 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   rmSync(dir, { recursive: true, force: true });
+  return parseWrkOutput(out, spec.url);
+}
+
+/**
+ * What one wrk run reported: requests per second, the calls it completed, p50 and p99 in ms. Throws when any answer was
+ * not 2xx (a fast error is no throughput) or the output lacks a figure (another wrk, or a run that failed to start).
+ */
+export function parseWrkOutput(out: string, url: string): LoadResult {
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed responses from ${spec.url}:\n${out}`);
+  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed responses from ${url}:\n${out}`);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const requests = /^\s*(\d+) requests in /m.exec(out);
   if (!rps || !requests) throw new Error(`wrk output not understood:\n${out}`);
